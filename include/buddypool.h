@@ -1,0 +1,61 @@
+/* buddypool.h: the native API of buddypool, a low-latency thread pool that
+ * runs the parallel regions of compiled model code (it also provides the
+ * libomp and OpenMP entry points, which are not declared here).
+ *
+ * All functions may be called from any thread. Regions from different
+ * threads run one at a time; a region started inside a region runs on the
+ * calling thread alone. Errors are returned as negative errno values. */
+#ifndef BUDDYPOOL_H
+#define BUDDYPOOL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BUDDYPOOL_VERSION_MAJOR 0
+#define BUDDYPOOL_VERSION_MINOR 1
+
+/* The body of a region: called once on each thread of the team, with the
+ * thread's number (0 is the caller) and the team's size. */
+typedef void (*buddypool_region_fn)(int thread, int team_size, void *ctx);
+
+/* The body of a parallel loop: called at most once per thread with the
+ * half-open range [begin, end) of iterations that thread runs; never with an
+ * empty range. */
+typedef void (*buddypool_range_fn)(int64_t begin, int64_t end, void *ctx);
+
+/* Run fn on a team of threads and return when every thread has returned.
+ * team_size: threads wanted, or 0 for the default (OMP_NUM_THREADS, else one
+ * per allowed CPU); the team is smaller when the pool may not have that many
+ * (BUDDY_THREAD_POOL_THREADS, the CPUs the process may run on).
+ * Returns 0, or -EINVAL when fn is NULL or team_size is negative. */
+int buddypool_parallel(int team_size, buddypool_region_fn fn, void *ctx);
+
+/* Run iterations 0..n-1 on the default team, split into one contiguous range
+ * per thread (sizes differ by at most one), and return when all are done.
+ * Returns 0 (also for n == 0, when fn is not called), or -EINVAL when fn is
+ * NULL or n is negative. */
+int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx);
+
+/* Wait until every thread of the calling thread's team has reached this
+ * barrier. Every thread of the team must call it the same number of times.
+ * Outside a region (a team of one) it returns at once. Returns 0. */
+int buddypool_barrier(void);
+
+/* The calling thread's number in its team (0 outside a region). */
+int buddypool_thread_num(void);
+
+/* The size of the calling thread's team (1 outside a region). */
+int buddypool_team_size(void);
+
+/* The most threads a team can have: CPUs the process may run on, lowered by
+ * BUDDY_THREAD_POOL_THREADS. Starts no thread. */
+int buddypool_max_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

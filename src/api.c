@@ -1,0 +1,64 @@
+/* api.c: the native API of buddypool.h over the pool. */
+#include <errno.h>
+
+#include "buddypool.h"
+#include "internal.h"
+
+struct region_call {
+    buddypool_region_fn fn;
+    void *ctx;
+};
+
+static void run_region(int tid, void *ctx)
+{
+    struct region_call *c = ctx;
+    c->fn(tid, bp_self()->team_size, c->ctx);
+}
+
+BP_API int buddypool_parallel(int team_size, buddypool_region_fn fn, void *ctx)
+{
+    if (fn == NULL || team_size < 0)
+        return -EINVAL;
+    struct region_call c = {fn, ctx};
+    bp_fork(team_size, run_region, &c);
+    return 0;
+}
+
+struct for_call {
+    int64_t n;
+    buddypool_range_fn fn;
+    void *ctx;
+};
+
+static void run_for(int tid, void *ctx)
+{
+    struct for_call *c = ctx;
+    uint64_t first, last;
+    int is_last;
+    if (bp_static_split((uint64_t)c->n - 1, 0, tid, bp_self()->team_size, &first, &last,
+                        &is_last))
+        c->fn((int64_t)first, (int64_t)last + 1, c->ctx);
+}
+
+BP_API int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx)
+{
+    if (fn == NULL || n < 0)
+        return -EINVAL;
+    if (n == 0)
+        return 0;
+    struct for_call c = {n, fn, ctx};
+    bp_fork(0, run_for, &c);
+    return 0;
+}
+
+BP_API int buddypool_barrier(void)
+{
+    bp_barrier(bp_self());
+    return 0;
+}
+
+BP_API int buddypool_thread_num(void) { return bp_self()->tid; }
+
+BP_API int buddypool_team_size(void) { return bp_self()->team_size; }
+
+BP_API int buddypool_max_threads(void) { return bp_max_team(); }

@@ -1,0 +1,208 @@
+/* env.c: every environment variable buddypool reads is parsed here, once.
+ * A bad value gets one warning naming the variable, the value and what is
+ * used instead; the program goes on. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+#define BP_DEFAULT_STACK ((size_t)256 << 20)    /* 256 MiB, reserved not committed */
+#define BP_DEFAULT_SPIN_NS ((int64_t)2000000)   /* 2 ms */
+
+struct bp_config bp_config = {
+    .stack_bytes = BP_DEFAULT_STACK,
+    .spin_ns = BP_DEFAULT_SPIN_NS,
+    .pin = 1,
+};
+
+void bp_warn(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "buddypool: %s\n", line);
+}
+
+void bp_fatal(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "buddypool: fatal: %s\n", line);
+    fflush(stderr);
+    abort();
+}
+
+/* Parse a whole decimal integer in [lo, hi], spaces around allowed. */
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno != 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void load_threads(const char *name, int *out, const char *instead)
+{
+    const char *s = getenv(name);
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, 1, INT_MAX, &v) == 0)
+        *out = (int)v;
+    else
+        bp_warn("%s='%s' is not a positive integer; using %s", name, s, instead);
+}
+
+/* OMP_NUM_THREADS may be a list for nested levels; nested regions run serially
+ * here, so only the first entry counts. */
+static void load_num_threads(void)
+{
+    const char *s = getenv("OMP_NUM_THREADS");
+    if (s == NULL)
+        return;
+    char first[64];
+    size_t n = strcspn(s, ",");
+    long long v;
+    if (n < sizeof first) {
+        memcpy(first, s, n);
+        first[n] = '\0';
+        if (parse_int(first, 1, INT_MAX, &v) == 0) {
+            bp_config.default_threads = (int)v;
+            return;
+        }
+    }
+    bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or list of them); "
+            "using one thread per allowed CPU", s);
+}
+
+/* OMP_STACKSIZE: a size with an optional B, K, M or G suffix; no suffix means
+ * kilobytes, as the OpenMP specification says. */
+static void load_stacksize(void)
+{
+    const char *s = getenv("OMP_STACKSIZE");
+    if (s == NULL)
+        return;
+    char *end;
+    errno = 0;
+    while (isspace((unsigned char)*s) && *s)
+        s++;
+    unsigned long long v = strtoull(s, &end, 10);
+    int ok = end != s && errno == 0 && *s != '-';
+    unsigned shift = 10;
+    while (isspace((unsigned char)*end))
+        end++;
+    switch (toupper((unsigned char)*end)) {
+    case 'B': shift = 0; end++; break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    ok = ok && *end == '\0' && v > 0 && v <= (SIZE_MAX >> shift);
+    size_t bytes = ok ? (size_t)v << shift : 0;
+    if (ok && bytes >= 64 * 1024) {
+        bp_config.stack_bytes = bytes;
+        return;
+    }
+    bp_warn("OMP_STACKSIZE='%s' is not a size of at least 64K (N, NB, NK, NM or NG); "
+            "using the default 256M", getenv("OMP_STACKSIZE"));
+}
+
+static void load_wait_policy(void)
+{
+    const char *s = getenv("OMP_WAIT_POLICY");
+    if (s == NULL)
+        return;
+    if (strcasecmp(s, "active") == 0)
+        bp_config.spin_ns = INT64_MAX;
+    else if (strcasecmp(s, "passive") == 0)
+        bp_config.spin_ns = 0;
+    else
+        bp_warn("OMP_WAIT_POLICY='%s' is neither ACTIVE nor PASSIVE; "
+                "using the default (spin, then sleep)", s);
+}
+
+static void load_spin(void)
+{
+    const char *s = getenv("BUDDY_THREAD_POOL_SPIN_US");
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, 0, INT64_MAX / 1000, &v) == 0)
+        bp_config.spin_ns = v * 1000;
+    else
+        bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
+                "using %lld", s, (long long)(bp_config.spin_ns / 1000));
+}
+
+static void load_proc_bind(void)
+{
+    const char *s = getenv("OMP_PROC_BIND");
+    if (s == NULL)
+        return;
+    static const char *const pinned[] = {"true", "close", "spread", "master", "primary"};
+    if (strcasecmp(s, "false") == 0) {
+        bp_config.pin = 0;
+        return;
+    }
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+        if (strncasecmp(s, pinned[i], strlen(pinned[i])) == 0)
+            return;
+    bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary; "
+            "pinning one thread per CPU", s);
+}
+
+static void load_flag(const char *name, int *out)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return;
+    if (strcmp(s, "0") == 0 || strcmp(s, "1") == 0)
+        *out = s[0] == '1';
+    else
+        bp_warn("%s='%s' is neither 0 nor 1; using 0", name, s);
+}
+
+static void load_all(void)
+{
+    int limit = 0, omp_limit = 0;
+    load_threads("BUDDY_THREAD_POOL_THREADS", &limit, "no limit");
+    load_threads("OMP_THREAD_LIMIT", &omp_limit, "no limit");
+    if (omp_limit > 0 && (limit == 0 || omp_limit < limit))
+        limit = omp_limit;
+    bp_config.thread_limit = limit;
+    load_num_threads();
+    load_stacksize();
+    load_wait_policy();
+    load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
+    load_proc_bind();
+    load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
+}
+
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+void bp_config_load(void)
+{
+    pthread_once(&config_once, load_all);
+}

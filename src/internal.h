@@ -1,0 +1,130 @@
+/* internal.h: declarations shared between buddypool's source files, grouped
+ * under the file that defines them. Nothing here is part of the public API;
+ * non-static internals carry the bp_ prefix and hidden visibility. */
+#ifndef BUDDYPOOL_INTERNAL_H
+#define BUDDYPOOL_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BP_API __attribute__((visibility("default")))
+
+/* Hot shared words sit alone in 128 bytes: two cache lines, since x86 cores
+ * prefetch the adjacent line and would otherwise couple neighbours. */
+#define BP_LINE 128
+
+/* ---- wait.c ------------------------------------------------------------ */
+
+/* A 32-bit word that one thread sets and others wait for. `value` only ever
+ * moves forward to the value its waiters wait for; `sleepers` counts waiters
+ * parked in futex_wait on `value`, so a setter makes a system call only when
+ * somebody sleeps. */
+struct bp_flag {
+    _Atomic uint32_t value;
+    _Atomic uint32_t sleepers;
+};
+
+/* Wait until f->value == target (acquire): spin with the pause hint, yield
+ * after a while, sleep on the futex after bp_config.spin_ns. */
+void bp_flag_wait(struct bp_flag *f, uint32_t target);
+/* Store value (release, and a full fence against the sleepers check), then
+ * wake sleepers if there are any. */
+void bp_flag_set(struct bp_flag *f, uint32_t value);
+
+/* A mutex in one 32-bit word (0 unlocked, 1 locked, 2 locked with sleepers),
+ * usable inside zero-initialised storage such as a kmp_critical_name. */
+void bp_lock(_Atomic uint32_t *word);
+void bp_unlock(_Atomic uint32_t *word);
+
+/* ---- env.c ------------------------------------------------------------- */
+
+struct bp_config {
+    int thread_limit;      /* BUDDY_THREAD_POOL_THREADS / OMP_THREAD_LIMIT; 0 = none */
+    int default_threads;   /* OMP_NUM_THREADS; 0 = as many as the pool may have */
+    size_t stack_bytes;    /* OMP_STACKSIZE */
+    int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
+    int pin;               /* OMP_PROC_BIND != false */
+    int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: test-only */
+};
+extern struct bp_config bp_config;
+/* Parse the environment once (thread-safe, idempotent). */
+void bp_config_load(void);
+/* Print one "buddypool: ..." line on stderr. */
+void bp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a message naming what went wrong and abort. */
+void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ---- pool.c ------------------------------------------------------------ */
+
+/* What every thread of a team runs: run(thread number, ctx). */
+typedef void (*bp_run_fn)(int tid, void *ctx);
+
+/* Per-thread state, reached through thread-local storage. */
+struct bp_thread {
+    int tid;              /* number in the current team */
+    int team_size;        /* 1 outside any region */
+    int level;            /* nesting depth of parallel regions, serial ones too */
+    int active_level;     /* depth of regions with more than one thread */
+    uint32_t epoch;       /* barrier episodes passed, continues across regions */
+    int reduce_open;      /* thread 0 holds a blocking reduction's release */
+    int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
+    int nthreads_icv;     /* omp_set_num_threads; 0 = default */
+    int gtid;             /* unique number of this thread, -1 until asked */
+    struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
+};
+struct bp_thread *bp_self(void);
+int bp_gtid(struct bp_thread *t);
+
+/* Run `run` on a team of up to `team_size` threads (0: the default), the
+ * caller as thread 0; returns when all have finished. Nested calls, calls
+ * after shutdown and teams of one run serially on the caller. */
+void bp_fork(int team_size, bp_run_fn run, void *ctx);
+/* Team size a region forked now by t would get, before the pool's cap. */
+int bp_requested_threads(struct bp_thread *t);
+/* Most threads a team can have (allowed CPUs, lowered by the limits). */
+int bp_max_team(void);
+/* Barrier of t's team. */
+void bp_barrier(struct bp_thread *t);
+/* Reduction gather: thread 0 combines every thread's data into its own with
+ * combine(lhs, rhs), in thread order, and gets 1; the others get 0 once their
+ * data has been consumed (nowait) or once thread 0 calls bp_reduce_end. */
+int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait);
+void bp_reduce_end(struct bp_thread *t);
+/* Enter and leave a serialized (one-thread) nested region. */
+void bp_serial_begin(struct bp_thread *t);
+void bp_serial_end(struct bp_thread *t);
+/* Number of pool threads running now, the callers' slot included. */
+int bp_pool_threads(void);
+
+/* ---- sched.c ----------------------------------------------------------- */
+
+/* The static schedule over the iteration indices 0..last (last + 1 of them;
+ * last may be UINT64_MAX). chunk 0 is the block schedule: each thread one
+ * contiguous block, sizes differing by at most one. chunk >= 1 deals chunks
+ * round-robin. Returns 0 when thread tid of nth gets no iteration, else 1
+ * with its first block in *first..*block_last (inclusive). Sets *is_last to
+ * whether tid runs index last. */
+int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
+                    uint64_t *first, uint64_t *block_last, int *is_last);
+
+/* The typed loop bounds of __kmpc_for_static_init_*, for thread tid of nth. */
+#define BP_STATIC_INIT_DECL(sfx, T, ST)                                          \
+    void bp_for_static_init_##sfx(const char *who, int tid, int nth,           \
+                                  int32_t schedtype, int32_t *plastiter,       \
+                                  T *plower, T *pupper, ST *pstride, ST incr,  \
+                                  ST chunk);
+BP_STATIC_INIT_DECL(4, int32_t, int32_t)
+BP_STATIC_INIT_DECL(4u, uint32_t, int32_t)
+BP_STATIC_INIT_DECL(8, int64_t, int64_t)
+BP_STATIC_INIT_DECL(8u, uint64_t, int64_t)
+
+/* libomp schedule numbers (kmp.h's enum sched_type) that static init takes. */
+enum {
+    BP_SCH_STATIC_CHUNKED = 33,
+    BP_SCH_STATIC = 34,
+    BP_SCH_ORD_STATIC_CHUNKED = 65,
+    BP_SCH_ORD_STATIC = 66,
+};
+
+#endif

@@ -1,0 +1,174 @@
+/* kmp_abi.c: the libomp entry points (`__kmpc_*`) that clang and MLIR's
+ * OpenMP lowering call, as a thin layer over the pool. The compiled code
+ * passes a source location and its global thread number to most of them;
+ * both are ignored: the calling thread's state is in thread-local storage. */
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef struct ident ident_t;                   /* source location, unused */
+typedef int32_t kmp_critical_name[8];           /* zeroed storage per name */
+typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
+typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
+
+#include "kmp_invoke.inc"
+
+struct fork_args {
+    kmpc_micro fn;
+    int argc;
+    void **args;
+};
+
+static void run_microtask(int tid, void *ctx)
+{
+    struct fork_args *f = ctx;
+    int32_t gtid = bp_gtid(bp_self());
+    int32_t btid = tid;
+    invoke(f->fn, &gtid, &btid, f->argc, f->args);
+}
+
+BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+    (void)loc;
+    if (argc < 0 || argc > BP_MAX_REGION_ARGS)
+        bp_fatal("__kmpc_fork_call: %d region arguments; at most %d are supported",
+                 (int)argc, BP_MAX_REGION_ARGS);
+    void *args[BP_MAX_REGION_ARGS];
+    va_list ap;
+    va_start(ap, microtask);
+    for (int i = 0; i < argc; i++)
+        args[i] = va_arg(ap, void *);
+    va_end(ap);
+    struct fork_args f = {microtask, argc, args};
+    bp_fork(0, run_microtask, &f);
+}
+
+BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads)
+{
+    (void)loc;
+    (void)gtid;
+    if (num_threads <= 0) {
+        bp_warn("__kmpc_push_num_threads: num_threads(%d) is not positive; "
+                "the next region uses the default", (int)num_threads);
+        return;
+    }
+    bp_self()->pushed_threads = num_threads;
+}
+
+BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
+{
+    (void)loc;
+    return bp_gtid(bp_self());
+}
+
+BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_barrier(bp_self());
+}
+
+#define BP_KMPC_STATIC_INIT(sfx, T, ST)                                              \
+    BP_API void __kmpc_for_static_init_##sfx(ident_t *loc, int32_t gtid,            \
+                                             int32_t schedtype, int32_t *plastiter, \
+                                             T *plower, T *pupper, ST *pstride,     \
+                                             ST incr, ST chunk)                     \
+    {                                                                               \
+        (void)loc;                                                                  \
+        (void)gtid;                                                                 \
+        struct bp_thread *t = bp_self();                                            \
+        bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, t->tid,            \
+                                 t->team_size, schedtype, plastiter, plower,        \
+                                 pupper, pstride, incr, chunk);                     \
+    }
+BP_KMPC_STATIC_INIT(4, int32_t, int32_t)
+BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)
+BP_KMPC_STATIC_INIT(8, int64_t, int64_t)
+BP_KMPC_STATIC_INIT(8u, uint64_t, int64_t)
+
+BP_API void __kmpc_for_static_fini(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+/* The reduction protocol: every thread calls __kmpc_reduce with a pointer
+ * to its private values. We return 1 to thread 0 alone, after it has folded
+ * the other threads' values into its own with reduce_func in thread order
+ * (so float results do not depend on timing); it then combines the result
+ * into the shared variable and calls __kmpc_end_reduce. The others get 0
+ * and do nothing more. We never return 2 (the atomic method). */
+static int32_t reduce(void *data, kmpc_reduce_fn fn, int nowait)
+{
+    return bp_reduce(bp_self(), data, fn, nowait);
+}
+
+BP_API int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_t size,
+                             void *data, kmpc_reduce_fn reduce_func,
+                             kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)num_vars;
+    (void)size;
+    (void)lck;
+    return reduce(data, reduce_func, 0);
+}
+
+BP_API void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)lck;
+    bp_reduce_end(bp_self());
+}
+
+BP_API int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num_vars,
+                                    size_t size, void *data, kmpc_reduce_fn reduce_func,
+                                    kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)num_vars;
+    (void)size;
+    (void)lck;
+    return reduce(data, reduce_func, 1);
+}
+
+BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)lck;
+}
+
+BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_serial_begin(bp_self());
+}
+
+BP_API void __kmpc_end_serialized_parallel(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_serial_end(bp_self());
+}
+
+/* A critical section's lock lives in the first word of its zero-initialised
+ * kmp_critical_name, so no lock is ever allocated. */
+BP_API void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
+{
+    (void)loc;
+    (void)gtid;
+    bp_lock((_Atomic uint32_t *)&(*crit)[0]);
+}
+
+BP_API void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
+{
+    (void)loc;
+    (void)gtid;
+    bp_unlock((_Atomic uint32_t *)&(*crit)[0]);
+}

@@ -1,0 +1,407 @@
+/* pool.c: the thread pool. Threads are started by the first region that
+ * needs them and kept, one per allowed CPU at most, each pinned to its CPU;
+ * the caller of a region is its thread 0. Regions run one at a time.
+ *
+ * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two lines:
+ *   go:     written by the forker, read by worker i. go.value counts the
+ *           regions slot i was asked to join; `region` beside it says which
+ *           (NULL: stop). Worker i waits for go.value == regions seen + 1.
+ *   arrive: written by worker i, read by thread 0. arrive.value is the last
+ *           barrier episode worker i reached; `reduce_data` beside it is its
+ *           contribution to a reduction of that episode.
+ * Slot 0's lines are unused: whoever forks is thread 0.
+ *
+ * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
+ * starts all its threads at the pool's count (region.epoch_base) and its end
+ * (the join) is one more episode, so counts never repeat within 2^32 episodes
+ * and a stale arrive or release value is never mistaken for a current one.
+ * Barrier e: each worker sets its arrive to e, then waits for release == e;
+ * thread 0 waits for every arrive == e, then sets release to e. Join: workers
+ * set arrive; thread 0 waits for them and does not release.
+ *
+ * Locks. fork_lock is held by thread 0 for a whole region: it serialises
+ * regions from different application threads and guards pool growth,
+ * `threads` and the go counters. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "prim.h"
+
+struct bp_region {
+    bp_run_fn run;
+    void *ctx;
+    int team_size;
+    uint32_t epoch_base;
+};
+
+struct bp_slot {
+    alignas(BP_LINE) struct bp_flag go;
+    const struct bp_region *_Atomic region;
+    alignas(BP_LINE) struct bp_flag arrive;
+    void *_Atomic reduce_data;
+    alignas(BP_LINE) pthread_t thread;
+    uint32_t go_count; /* forker's copy of go.value, under fork_lock */
+};
+
+static struct {
+    pthread_mutex_t fork_lock;
+    pthread_once_t init_once;
+    _Atomic int max_threads;     /* cap: allowed CPUs, lowered by the limits */
+    _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
+    _Atomic int shut_down;       /* set once by the destructor or a failed start */
+    int ncpus;
+    int *cpus;                   /* allowed CPUs in order; slot i runs on cpus[i % ncpus] */
+    struct bp_slot *slots;       /* max_threads of them */
+    uint32_t epoch;              /* episodes so far, under fork_lock */
+    struct bp_region region;     /* the running region, under fork_lock */
+    alignas(BP_LINE) struct bp_flag release;
+} pool = {
+    .fork_lock = PTHREAD_MUTEX_INITIALIZER,
+    .init_once = PTHREAD_ONCE_INIT,
+    .threads = 1,
+};
+
+static _Thread_local struct bp_thread self = {.team_size = 1, .gtid = -1};
+static _Atomic int next_gtid;
+
+struct bp_thread *bp_self(void) { return &self; }
+
+int bp_gtid(struct bp_thread *t)
+{
+    if (t->gtid < 0)
+        t->gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
+    return t->gtid;
+}
+
+static void pin_thread(pthread_t thread, int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    /* Best effort: a CPU taken away since start-up only costs locality. */
+    (void)pthread_setaffinity_np(thread, sizeof set, &set);
+}
+
+static void pool_init(void)
+{
+    bp_config_load();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0) {
+        n = 1;
+        CPU_ZERO(&set);
+        CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    }
+    pool.cpus = malloc(sizeof(int) * (size_t)n);
+    int k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < n; c++)
+        if (CPU_ISSET(c, &set))
+            pool.cpus[k++] = c;
+    pool.ncpus = n;
+
+    int max = n;
+    if (bp_config.oversubscribe)
+        max = bp_config.thread_limit > 0 ? bp_config.thread_limit : n;
+    else if (bp_config.thread_limit > 0 && bp_config.thread_limit < max)
+        max = bp_config.thread_limit;
+    if (max > 4096)
+        max = 4096;
+    pool.slots = aligned_alloc(BP_LINE, sizeof(struct bp_slot) * (size_t)max);
+    if (pool.cpus == NULL || pool.slots == NULL) {
+        bp_warn("out of memory starting the pool; regions run on one thread");
+        max = 1;
+    } else {
+        memset(pool.slots, 0, sizeof(struct bp_slot) * (size_t)max);
+    }
+    atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
+}
+
+static void ensure_init(void)
+{
+    pthread_once(&pool.init_once, pool_init);
+}
+
+int bp_max_team(void)
+{
+    ensure_init();
+    return atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
+}
+
+int bp_pool_threads(void)
+{
+    return atomic_load_explicit(&pool.threads, memory_order_relaxed);
+}
+
+static void *worker_main(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    struct bp_slot *slot = &pool.slots[id];
+    struct bp_thread *t = &self;
+    uint32_t seen = 0;
+    for (;;) {
+        bp_flag_wait(&slot->go, seen + 1);
+        seen++;
+        /* relaxed: ordered after the acquire in bp_flag_wait */
+        const struct bp_region *r = atomic_load_explicit(&slot->region, memory_order_relaxed);
+        if (r == NULL)
+            break;
+        t->tid = id;
+        t->team_size = r->team_size;
+        t->level = 1;
+        t->active_level = 1;
+        t->epoch = r->epoch_base;
+        r->run(id, r->ctx);
+        t->level = 0;
+        t->active_level = 0;
+        t->tid = 0;
+        t->team_size = 1;
+        bp_flag_set(&slot->arrive, ++t->epoch); /* the join */
+    }
+    return NULL;
+}
+
+/* Start workers up to `want` threads in all. Called under fork_lock. */
+static void grow(int want)
+{
+    int have = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+    if (want > bp_max_team())
+        want = bp_max_team();
+    if (have >= want)
+        return;
+    if (have == 1 && bp_config.pin)
+        pin_thread(pthread_self(), pool.cpus[0]); /* the first caller */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    for (int i = have; i < want; i++) {
+        struct bp_slot *slot = &pool.slots[i];
+        /* A new worker starts from seen == 0 and from episode 0. */
+        atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
+        slot->go_count = 0;
+        atomic_store_explicit(&slot->arrive.value, pool.epoch, memory_order_relaxed);
+        if (bp_config.pin) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(pool.cpus[i % pool.ncpus], &set);
+            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+        }
+        int err = pthread_attr_setstacksize(&attr, bp_config.stack_bytes);
+        if (err == 0)
+            err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
+        if (err != 0 && bp_config.stack_bytes > ((size_t)8 << 20)) {
+            /* A 256M reservation can fail under a tight RLIMIT_AS. */
+            pthread_attr_setstacksize(&attr, (size_t)8 << 20);
+            err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
+            if (err == 0)
+                bp_warn("could not reserve a %zu-byte worker stack (OMP_STACKSIZE); "
+                        "using 8M", bp_config.stack_bytes);
+        }
+        if (err != 0) {
+            bp_warn("could not start worker thread %d (%s); the pool keeps %d threads",
+                    i, strerror(err), i);
+            atomic_store_explicit(&pool.max_threads, i, memory_order_relaxed);
+            break;
+        }
+        atomic_store_explicit(&pool.threads, i + 1, memory_order_relaxed);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int bp_requested_threads(struct bp_thread *t)
+{
+    ensure_init();
+    if (t->pushed_threads > 0)
+        return t->pushed_threads;
+    if (t->nthreads_icv > 0)
+        return t->nthreads_icv;
+    if (bp_config.default_threads > 0)
+        return bp_config.default_threads;
+    return bp_max_team();
+}
+
+/* Run a region of one thread on the caller. */
+static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
+{
+    struct bp_thread saved = *t;
+    t->tid = 0;
+    t->team_size = 1;
+    t->level++;
+    run(0, ctx);
+    t->tid = saved.tid;
+    t->team_size = saved.team_size;
+    t->level = saved.level;
+}
+
+void bp_fork(int team_size, bp_run_fn run, void *ctx)
+{
+    struct bp_thread *t = &self;
+    ensure_init();
+    if (team_size <= 0)
+        team_size = bp_requested_threads(t);
+    t->pushed_threads = 0;
+    if (team_size > bp_max_team())
+        team_size = bp_max_team();
+    if (t->level > 0 || team_size <= 1 ||
+        atomic_load_explicit(&pool.shut_down, memory_order_acquire)) {
+        run_serial(t, run, ctx);
+        return;
+    }
+
+    pthread_mutex_lock(&pool.fork_lock);
+    if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
+        pthread_mutex_unlock(&pool.fork_lock);
+        run_serial(t, run, ctx);
+        return;
+    }
+    grow(team_size);
+    int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+    if (team_size > threads)
+        team_size = threads;
+    struct bp_region *r = &pool.region;
+    r->run = run;
+    r->ctx = ctx;
+    r->team_size = team_size;
+    r->epoch_base = pool.epoch;
+    for (int i = 1; i < team_size; i++) {
+        struct bp_slot *slot = &pool.slots[i];
+        atomic_store_explicit(&slot->region, r, memory_order_relaxed);
+        /* bp_flag_set's release publishes *r and slot->region */
+        bp_flag_set(&slot->go, ++slot->go_count);
+    }
+
+    struct bp_thread saved = *t;
+    t->tid = 0;
+    t->team_size = team_size;
+    t->level = 1;
+    t->active_level = 1;
+    t->epoch = r->epoch_base;
+    run(0, ctx);
+    uint32_t end = ++t->epoch;
+    for (int i = 1; i < team_size; i++)
+        bp_flag_wait(&pool.slots[i].arrive, end); /* the join */
+    pool.epoch = end;
+    t->tid = saved.tid;
+    t->team_size = saved.team_size;
+    t->level = saved.level;
+    t->active_level = saved.active_level;
+    t->epoch = saved.epoch;
+    pthread_mutex_unlock(&pool.fork_lock);
+}
+
+void bp_barrier(struct bp_thread *t)
+{
+    if (t->team_size <= 1)
+        return;
+    uint32_t e = ++t->epoch;
+    if (t->tid == 0) {
+        for (int i = 1; i < t->team_size; i++)
+            bp_flag_wait(&pool.slots[i].arrive, e);
+        bp_flag_set(&pool.release, e);
+    } else {
+        bp_flag_set(&pool.slots[t->tid].arrive, e);
+        bp_flag_wait(&pool.release, e);
+    }
+}
+
+int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+{
+    if (t->team_size <= 1)
+        return 1;
+    uint32_t e = ++t->epoch;
+    if (t->tid != 0) {
+        struct bp_slot *slot = &pool.slots[t->tid];
+        /* relaxed: published by the release in bp_flag_set */
+        atomic_store_explicit(&slot->reduce_data, data, memory_order_relaxed);
+        bp_flag_set(&slot->arrive, e);
+        bp_flag_wait(&pool.release, e);
+        return 0;
+    }
+    for (int i = 1; i < t->team_size; i++) {
+        struct bp_slot *slot = &pool.slots[i];
+        bp_flag_wait(&slot->arrive, e);
+        /* relaxed: ordered after the acquire in bp_flag_wait */
+        combine(data, atomic_load_explicit(&slot->reduce_data, memory_order_relaxed));
+    }
+    if (nowait)
+        bp_flag_set(&pool.release, e);
+    else
+        t->reduce_open = 1;
+    return 1;
+}
+
+void bp_reduce_end(struct bp_thread *t)
+{
+    if (t->reduce_open) {
+        t->reduce_open = 0;
+        bp_flag_set(&pool.release, t->epoch);
+    }
+}
+
+struct bp_serial {
+    struct bp_serial *prev;
+    int tid, team_size, active_level;
+};
+
+void bp_serial_begin(struct bp_thread *t)
+{
+    struct bp_serial *s = malloc(sizeof *s);
+    if (s == NULL)
+        bp_fatal("__kmpc_serialized_parallel: out of memory");
+    s->prev = t->serial;
+    s->tid = t->tid;
+    s->team_size = t->team_size;
+    s->active_level = t->active_level;
+    t->serial = s;
+    t->tid = 0;
+    t->team_size = 1;
+    t->level++;
+}
+
+void bp_serial_end(struct bp_thread *t)
+{
+    struct bp_serial *s = t->serial;
+    if (s == NULL)
+        bp_fatal("__kmpc_end_serialized_parallel: no serialized region is open");
+    t->serial = s->prev;
+    t->tid = s->tid;
+    t->team_size = s->team_size;
+    t->active_level = s->active_level;
+    t->level--;
+    free(s);
+}
+
+/* Stop and join the workers before the library's code goes away (dlclose)
+ * or the process exits. Regions that start later run on their caller alone.
+ * Joining is skipped where it cannot finish: when the destructor runs on a
+ * pool thread or inside a region (exit() from region code), or while another
+ * thread is running a region; at process exit the kernel ends those threads. */
+__attribute__((destructor)) static void pool_shutdown(void)
+{
+    if (self.level > 0 || pthread_mutex_trylock(&pool.fork_lock) != 0) {
+        atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
+    int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+    for (int i = 1; i < threads; i++) {
+        struct bp_slot *slot = &pool.slots[i];
+        atomic_store_explicit(&slot->region, NULL, memory_order_relaxed);
+        bp_flag_set(&slot->go, ++slot->go_count);
+    }
+    for (int i = 1; i < threads; i++)
+        pthread_join(pool.slots[i].thread, NULL);
+    atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
+    free(pool.slots);
+    free(pool.cpus);
+    pool.slots = NULL;
+    pool.cpus = NULL;
+    atomic_store_explicit(&pool.max_threads, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&pool.fork_lock);
+}

@@ -1,0 +1,57 @@
+/* prim.h: the architecture and OS primitives the pool is built on: a pause
+ * hint for spin loops, futex wait/wake, and a monotonic clock. Each primitive
+ * is one #if ladder; a platform that matches no rung fails to build. */
+#ifndef BUDDYPOOL_PRIM_H
+#define BUDDYPOOL_PRIM_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* cpu_relax: tell the core we are in a spin-wait loop. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline void bp_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
+#elif defined(__aarch64__) || defined(__arm__)
+static inline void bp_cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#elif defined(__riscv)
+/* Zihintpause's PAUSE (encoded as a FENCE hint: a no-op on cores without it). */
+static inline void bp_cpu_relax(void) { __asm__ __volatile__(".insn i 0x0f, 0, x0, x0, 0x010" ::: "memory"); }
+#elif defined(__GNUC__)
+/* Portable fallback: a compiler barrier, so the loop re-reads memory. */
+static inline void bp_cpu_relax(void) { __asm__ __volatile__("" ::: "memory"); }
+#else
+#error "buddypool: no cpu_relax for this architecture"
+#endif
+
+/* futex: sleep while *addr == expected; wake up to n sleepers on addr. */
+#if defined(__linux__)
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline void bp_futex_wait(const void *addr, uint32_t expected)
+{
+    /* EAGAIN (value changed), EINTR (signal) and spurious wakes all return:
+     * every caller re-checks its condition in a loop. */
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+static inline void bp_futex_wake(const void *addr, int n)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+#else
+#error "buddypool: no futex for this OS"
+#endif
+
+/* clock: monotonic nanoseconds. */
+#if defined(CLOCK_MONOTONIC)
+static inline int64_t bp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+#else
+#error "buddypool: no monotonic clock"
+#endif
+
+#endif

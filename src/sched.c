@@ -1,0 +1,115 @@
+/* sched.c: static loop schedule arithmetic, free of threads, so every case
+ * can be unit-tested.
+ *
+ * A loop lower..upper by incr is first turned into iteration indices
+ * 0..last, last = |upper - lower| / |incr|, computed in the loop type's
+ * unsigned width. last (not the trip count last + 1) is carried because a
+ * loop over a whole type has 2^bits iterations, which no integer of the type
+ * holds. Indices are split (bp_static_split) and mapped back as
+ * lower + index * incr in wrapping unsigned arithmetic, which is exact since
+ * every such value lies between lower and upper.
+ *
+ * A thread with no iterations gets upper = the loop's upper bound and
+ * lower = upper + sign(incr) (libomp's convention; upper moves one step
+ * inwards when it is the type's extreme, so lower does not wrap): both
+ * `for (i = lb; i <= ub; ...)` and the trip count ub - lb + 1 == 0 that
+ * MLIR's lowering computes then run nothing. */
+#include "internal.h"
+
+int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
+                    uint64_t *first, uint64_t *block_last, int *is_last)
+{
+    uint64_t t = (uint64_t)tid, n = (uint64_t)nth;
+    if (chunk == 0) {
+        /* last + 1 == q * n + r + 1, without forming last + 1 */
+        uint64_t q = last / n, r = last % n;
+        if (r + 1 == n) {
+            /* every block has q + 1 iterations (which wraps to 0 only when
+             * n == 1, where t == 0 and the product is 0 anyway) */
+            *is_last = t == n - 1;
+            *first = t * (q + 1);
+            *block_last = *first + q;
+            return 1;
+        }
+        /* the first `extras` threads run q + 1 iterations, the others q */
+        uint64_t extras = r + 1;
+        /* With q == 0 the last index belongs to thread extras - 1 == r. */
+        *is_last = q == 0 ? t == r : t == n - 1;
+        if (q == 0 && t >= extras)
+            return 0;
+        *first = t * q + (t < extras ? t : extras);
+        *block_last = *first + q - (t < extras ? 0 : 1);
+        return 1;
+    }
+    uint64_t last_chunk = last / chunk;
+    *is_last = t == last_chunk % n;
+    if (t > last_chunk)
+        return 0;
+    *first = t * chunk;
+    uint64_t left = last - *first; /* iterations after the first */
+    *block_last = *first + (left < chunk ? left : chunk - 1);
+    return 1;
+}
+
+/* One function per libomp width: T the loop type, UT its unsigned twin, ST
+ * the signed type of incr and chunk, MAXV/MINV the limits of T. */
+#define BP_STATIC_INIT_DEF(sfx, T, UT, ST, MINV, MAXV)                            \
+    void bp_for_static_init_##sfx(const char *who, int tid, int nth,            \
+                                  int32_t schedtype, int32_t *plastiter,        \
+                                  T *plower, T *pupper, ST *pstride, ST incr,   \
+                                  ST chunk)                                     \
+    {                                                                           \
+        int chunked;                                                            \
+        switch (schedtype) {                                                    \
+        case BP_SCH_STATIC:                                                     \
+        case BP_SCH_ORD_STATIC:                                                 \
+            chunked = 0;                                                        \
+            break;                                                              \
+        case BP_SCH_STATIC_CHUNKED:                                             \
+        case BP_SCH_ORD_STATIC_CHUNKED:                                         \
+            chunked = 1;                                                        \
+            break;                                                              \
+        default:                                                                \
+            bp_fatal("%s: unsupported schedule type %d (static: 34, "          \
+                     "static chunked: 33)", who, (int)schedtype);               \
+        }                                                                       \
+        if (incr == 0)                                                          \
+            bp_fatal("%s: loop increment is 0", who);                          \
+        T lo = *plower, hi = *pupper;                                           \
+        if (incr > 0 ? lo > hi : lo < hi) {                                     \
+            /* no iterations at all: leave the empty bounds as they are */     \
+            if (plastiter)                                                      \
+                *plastiter = 0;                                                 \
+            *pstride = incr;                                                    \
+            return;                                                             \
+        }                                                                       \
+        UT span = incr > 0 ? (UT)hi - (UT)lo : (UT)lo - (UT)hi;                 \
+        UT step = incr > 0 ? (UT)incr : (UT)0 - (UT)incr;                      \
+        uint64_t last = (uint64_t)(span / step);                                \
+        uint64_t c = chunked ? (chunk < 1 ? 1 : (uint64_t)chunk) : 0;            \
+        uint64_t first, block_last;                                             \
+        int is_last;                                                            \
+        int has = bp_static_split(last, c, tid, nth, &first, &block_last,      \
+                                  &is_last);                                    \
+        if (plastiter)                                                          \
+            *plastiter = is_last;                                               \
+        if (!has) {                                                             \
+            /* empty: lower = upper + sign, upper = hi moved off the type's */ \
+            /* end so that lower does not wrap */                               \
+            T x = incr > 0 ? (hi == MAXV ? hi - 1 : hi) : (hi == MINV ? hi + 1 : hi); \
+            *plower = (T)((UT)x + (UT)(incr > 0 ? 1 : -1));                     \
+            *pupper = x;                                                        \
+        } else {                                                                \
+            UT start = (UT)lo + (UT)first * (UT)incr;                           \
+            *plower = (T)start;                                                 \
+            *pupper = (T)(start + (UT)(block_last - first) * (UT)incr);         \
+        }                                                                       \
+        /* chunked: distance between a thread's chunks; static: past the end */ \
+        *pstride = chunked ? (ST)((UT)c * (UT)nth * (UT)incr)                   \
+                           : (ST)((UT)span + (UT)incr);                         \
+    }
+
+BP_STATIC_INIT_DEF(4, int32_t, uint32_t, int32_t, INT32_MIN, INT32_MAX)
+BP_STATIC_INIT_DEF(4u, uint32_t, uint32_t, int32_t, 0, UINT32_MAX)
+BP_STATIC_INIT_DEF(8, int64_t, uint64_t, int64_t, INT64_MIN, INT64_MAX)
+BP_STATIC_INIT_DEF(8u, uint64_t, uint64_t, int64_t, 0, UINT64_MAX)

@@ -1,0 +1,95 @@
+/* wait.c: how a thread waits for a word to change: spin, then yield, then
+ * sleep in the kernel. Every wait in the pool (fork, barrier, join, critical
+ * sections) goes through here.
+ *
+ * Spinning is the fast path: a decode step's regions follow each other within
+ * microseconds, and a futex round trip costs several. A waiter spins with the
+ * pause hint while it reads the word, checking the clock every few hundred
+ * reads. After BP_YIELD_AFTER_NS it also calls sched_yield between reads, so
+ * that on an oversubscribed CPU the thread it waits for can run. After
+ * bp_config.spin_ns it sleeps.
+ *
+ * Sleeping without a lost wake-up: the waiter increments `sleepers`, then
+ * re-reads `value`, then futex_waits on the value it read. The setter stores
+ * `value`, then reads `sleepers`. Both pairs are sequentially consistent, so
+ * at least one side sees the other: either the waiter sees the new value and
+ * does not sleep, or the setter sees a sleeper and wakes it. futex_wait itself
+ * returns at once when the word no longer holds the value it was given. */
+#include <sched.h>
+
+#include "internal.h"
+#include "prim.h"
+
+enum {
+    BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
+    BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
+};
+
+void bp_flag_wait(struct bp_flag *f, uint32_t target)
+{
+    if (atomic_load_explicit(&f->value, memory_order_acquire) == target)
+        return;
+    int64_t start = bp_now_ns();
+    int64_t spin_ns = bp_config.spin_ns;
+    int yielding = 0;
+    for (;;) {
+        for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
+            bp_cpu_relax();
+            /* acquire: the setter's writes before its store become visible */
+            if (atomic_load_explicit(&f->value, memory_order_acquire) == target)
+                return;
+            if (yielding)
+                sched_yield();
+        }
+        int64_t waited = bp_now_ns() - start;
+        if (waited >= spin_ns)
+            break;
+        yielding = waited >= BP_YIELD_AFTER_NS;
+    }
+    /* seq_cst: pairs with the setter's store/load, see the top of the file */
+    atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
+        if (v == target)
+            break;
+        bp_futex_wait(&f->value, v);
+    }
+    atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
+}
+
+void bp_flag_set(struct bp_flag *f, uint32_t value)
+{
+    /* seq_cst store then seq_cst load: the Dekker pair with the waiter */
+    atomic_store_explicit(&f->value, value, memory_order_seq_cst);
+    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0)
+        bp_futex_wake(&f->value, 0x7fffffff);
+}
+
+/* The lock word: 0 free, 1 held, 2 held and a thread may sleep on it
+ * (Drepper, "Futexes Are Tricky", mutex 2). */
+void bp_lock(_Atomic uint32_t *word)
+{
+    uint32_t c = 0;
+    /* acquire: the critical section reads what the last holder wrote */
+    if (atomic_compare_exchange_strong_explicit(word, &c, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+        return;
+    for (int i = 0; i < 1000; i++) {
+        bp_cpu_relax();
+        c = 0;
+        if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(word, &c, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+    }
+    /* acquire: as above; 2 tells the holder to wake us */
+    while (atomic_exchange_explicit(word, 2, memory_order_acquire) != 0)
+        bp_futex_wait(word, 2);
+}
+
+void bp_unlock(_Atomic uint32_t *word)
+{
+    /* release: publishes the critical section to the next holder */
+    if (atomic_exchange_explicit(word, 0, memory_order_release) == 2)
+        bp_futex_wake(word, 1);
+}
