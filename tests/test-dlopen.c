@@ -1,0 +1,69 @@
+/* test-dlopen.c: a model library (a shared object embedding the static
+ * libbuddypool) is loaded, run and unloaded many times. Each time the
+ * results are exact, and after dlclose the library is gone from the process
+ * and no pool thread is left. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+/* A rank-1 memref descriptor as MLIR's C interface passes it. */
+struct memref1 {
+    double *allocated, *aligned;
+    int64_t offset, size, stride;
+};
+
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_EQ(argc >= 2, 1);
+    const char *path = argv[1];
+    int loads = argc > 2 ? atoi(argv[2]) : 100;
+    enum { N = 10007 };
+    static double x[N], y[N];
+    double expect = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = i % 97;
+        expect += 2.0 * (i % 97);
+    }
+    CHECK_EQ(count_threads(), 1);
+    for (int k = 0; k < loads; k++) {
+        void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (lib == NULL) {
+            fprintf(stderr, "dlopen: %s\n", dlerror());
+            return 1;
+        }
+        void (*scale)(struct memref1 *, struct memref1 *) =
+            (void (*)(struct memref1 *, struct memref1 *))dlsym(lib, "_mlir_ciface_model_scale");
+        double (*sum)(struct memref1 *) = (double (*)(struct memref1 *))dlsym(lib, "_mlir_ciface_model_sum");
+        CHECK(scale != NULL && sum != NULL);
+        struct memref1 mx = {x, x, 0, N, 1}, my = {y, y, 0, N, 1};
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; i < N; i++)
+                y[i] = -1;
+            scale(&mx, &my);
+            for (int i = 0; i < N; i++)
+                CHECK_DEQ(y[i], 2.0 * x[i]);
+            CHECK_DEQ(sum(&my), expect);
+        }
+        CHECK_GE(count_threads(), 1);
+        CHECK_EQ(dlclose(lib), 0);
+        CHECK(dlopen(path, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
+        CHECK_EQ(count_threads(), 1);                       /* workers joined */
+    }
+    printf("test-dlopen: %d loads, runs and unloads right, no thread left\n", loads);
+    return 0;
+}
