@@ -1,5 +1,8 @@
 # Lowering of MLIR files to objects the way a model compiler does it:
 # scf.parallel -> OpenMP -> LLVM dialect -> LLVM IR -> PIC object.
+# memref goes to LLVM before scf goes to cf: -convert-scf-to-openmp wraps
+# each loop body in memref.alloca_scope, which must still hold one block when
+# it is lowered, and an scf.for inside the body would be split into several.
 find_program(BP_MLIR_OPT NAMES mlir-opt-22 mlir-opt HINTS /usr/lib/llvm-22/bin REQUIRED)
 find_program(BP_MLIR_TRANSLATE NAMES mlir-translate-22 mlir-translate HINTS /usr/lib/llvm-22/bin REQUIRED)
 find_program(BP_LLC NAMES llc-22 llc HINTS /usr/lib/llvm-22/bin REQUIRED)
@@ -22,8 +25,8 @@ function(bp_mlir_object out src)
   set(dir ${CMAKE_CURRENT_BINARY_DIR})
   add_custom_command(
     OUTPUT ${dir}/${base}.o
-    COMMAND ${BP_MLIR_OPT} ${abs} ${scf_to_omp} -convert-scf-to-cf
-            -finalize-memref-to-llvm -convert-arith-to-llvm -convert-index-to-llvm
+    COMMAND ${BP_MLIR_OPT} ${abs} ${scf_to_omp} -finalize-memref-to-llvm
+            -convert-scf-to-cf -convert-arith-to-llvm -convert-index-to-llvm
             -convert-cf-to-llvm -convert-openmp-to-llvm -convert-func-to-llvm
             -reconcile-unrealized-casts -o ${dir}/${base}.llvm.mlir
     COMMAND ${BP_MLIR_TRANSLATE} -mlir-to-llvmir ${dir}/${base}.llvm.mlir -o ${dir}/${base}.ll
