@@ -1,0 +1,75 @@
+#!/bin/sh
+# test-env.sh PROGRAM: bad environment values get one warning naming the
+# variable and the value, and the run is still right; bad calls abort with a
+# message naming the entry point.
+set -u
+prog=$1
+cpus=$(nproc)
+fails=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect_warn VAR VALUE: one warning naming VAR='VALUE', exit 0, results right
+expect_warn() {
+    env "$1=$2" "$prog" run >"$out" 2>&1
+    rc=$?
+    n=$(grep -c "^buddypool: $1='$2'" "$out")
+    if [ $rc -ne 0 ] || [ "$n" -ne 1 ]; then
+        echo "FAIL: $1='$2': exit $rc, $n warnings naming it:"; cat "$out"; fails=$((fails + 1))
+    fi
+}
+# expect_quiet VAR VALUE PATTERN: no warning, and stdout matches PATTERN
+expect_quiet() {
+    env "$1=$2" "$prog" run >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || grep -q "^buddypool:" "$out" || ! grep -q "$3" "$out"; then
+        echo "FAIL: $1='$2': exit $rc, expected no warning and '$3':"; cat "$out"; fails=$((fails + 1))
+    fi
+}
+# expect_abort PATTERN ARGS...: the program aborts with a message matching PATTERN
+expect_abort() {
+    pattern=$1
+    shift
+    "$prog" "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] || ! grep -q "$pattern" "$out"; then
+        echo "FAIL: $*: exit $rc, expected an abort saying '$pattern':"; cat "$out"; fails=$((fails + 1))
+    fi
+}
+
+for v in abc -2 0 99999999999999999999 4x '' ' '; do
+    expect_warn BUDDY_THREAD_POOL_THREADS "$v"
+    expect_warn OMP_NUM_THREADS "$v"
+    expect_warn OMP_THREAD_LIMIT "$v"
+done
+grep -q "max_threads=$cpus " "$out" || { echo "FAIL: a bad limit is not 'no limit'"; fails=$((fails + 1)); }
+for v in abc -5 10Q 0 16 1K 99999999999999999999G 4MB; do
+    expect_warn OMP_STACKSIZE "$v"
+done
+for v in sometimes 1 ''; do expect_warn OMP_WAIT_POLICY "$v"; done
+for v in -1 x 1.5; do expect_warn BUDDY_THREAD_POOL_SPIN_US "$v"; done
+for v in maybe 2; do expect_warn OMP_PROC_BIND "$v"; done
+for v in yes 2; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
+
+expect_quiet BUDDY_THREAD_POOL_THREADS 1 "max_threads=1 "
+expect_quiet BUDDY_THREAD_POOL_THREADS " 1 " "max_threads=1 "
+expect_quiet OMP_NUM_THREADS 1 "default_team=1"
+expect_quiet OMP_NUM_THREADS 1,4 "default_team=1"
+expect_quiet OMP_THREAD_LIMIT 1 "max_threads=1 "
+expect_quiet OMP_STACKSIZE 2M "max_threads=$cpus "
+expect_quiet OMP_STACKSIZE 512 "max_threads=$cpus "
+expect_quiet OMP_STACKSIZE " 64 k " "max_threads=$cpus "
+expect_quiet OMP_WAIT_POLICY passive "max_threads"
+expect_quiet OMP_WAIT_POLICY ACTIVE "max_threads"
+expect_quiet BUDDY_THREAD_POOL_SPIN_US 0 "max_threads"
+expect_quiet OMP_PROC_BIND false "max_threads"
+
+"$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
+expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65
+expect_abort "__kmpc_for_static_init_4: unsupported schedule type 35" schedule
+
+if [ $fails -ne 0 ]; then
+    echo "test-env: $fails failures"
+    exit 1
+fi
+echo "test-env: every bad value warned once and the runs were right"
