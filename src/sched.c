@@ -3,9 +3,9 @@
  *
  * A loop lower..upper by incr is first turned into iteration indices
  * 0..last, last = |upper - lower| / |incr|, computed in the loop type's
- * unsigned width. last (not the trip count last + 1) is carried because a
- * loop over a whole type has 2^bits iterations, which no integer of the type
- * holds. Indices are split (bp_static_split) and mapped back as
+ * unsigned width. A loop over a whole type with increment +-1 (last == ~0)
+ * has no iterations: its trip count wraps to 0, which is how MLIR's lowering
+ * passes an empty loop (upper = trip count - 1) and how libomp reads it. Indices are split (bp_static_split) and mapped back as
  * lower + index * incr in wrapping unsigned arithmetic, which is exact since
  * every such value lies between lower and upper.
  *
@@ -76,16 +76,18 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
         if (incr == 0)                                                          \
             bp_fatal("%s: loop increment is 0", who);                          \
         T lo = *plower, hi = *pupper;                                           \
-        if (incr > 0 ? lo > hi : lo < hi) {                                     \
-            /* no iterations at all: leave the empty bounds as they are */     \
+        UT span = incr > 0 ? (UT)hi - (UT)lo : (UT)lo - (UT)hi;                 \
+        UT step = incr > 0 ? (UT)incr : (UT)0 - (UT)incr;                      \
+        uint64_t last = (uint64_t)(span / step);                                \
+        if ((incr > 0 ? lo > hi : lo < hi) || last == (uint64_t)(UT)~(UT)0) {   \
+            /* No iterations: leave the bounds as they are. A whole-type     */ \
+            /* range counts as none, as in libomp: its trip count wraps to 0, */ \
+            /* and MLIR passes upper = trip count - 1 = ~0 for an empty loop. */ \
             if (plastiter)                                                      \
                 *plastiter = 0;                                                 \
             *pstride = incr;                                                    \
             return;                                                             \
         }                                                                       \
-        UT span = incr > 0 ? (UT)hi - (UT)lo : (UT)lo - (UT)hi;                 \
-        UT step = incr > 0 ? (UT)incr : (UT)0 - (UT)incr;                      \
-        uint64_t last = (uint64_t)(span / step);                                \
         uint64_t c = chunked ? (chunk < 1 ? 1 : (uint64_t)chunk) : 0;            \
         uint64_t first, block_last;                                             \
         int is_last;                                                            \

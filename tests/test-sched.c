@@ -117,8 +117,11 @@ static void check_case(enum width w, wide lo, wide hi, wide incr, wide chunk, in
     int forward = incr > 0;
     ncases++;
     nspans = 0;
-    int empty_loop = forward ? lo > hi : lo < hi;
-    wide last_index = empty_loop ? -1 : (forward ? hi - lo : lo - hi) / (forward ? incr : -incr);
+    wide last_index = (forward ? hi - lo : lo - hi) / (forward ? incr : -incr);
+    /* A whole-type range with increment +-1 (trip count 2^bits, which wraps
+     * to 0) is an empty loop: MLIR passes upper = trip count - 1 = ~0 for
+     * one (tested in full below). */
+    int empty_loop = (forward ? lo > hi : lo < hi) || last_index == umod - 1;
     int lastiter_threads = 0, lastiter_tid = -1;
 
     for (int tid = 0; tid < nth; tid++) {
@@ -157,9 +160,9 @@ static void check_case(enum width w, wide lo, wide hi, wide incr, wide chunk, in
         }
         CHECK(first == (wide)tid * chunk);
         add_span(first, last, tid);
-        wide stride = chunk * nth * incr;
-        if ((stride > 0 ? stride : -stride) > incr_max(w))
+        if (chunk * nth > incr_max(w) / (forward ? incr : -incr))
             continue; /* no thread has a second chunk (see check_width) */
+        wide stride = chunk * nth * incr;
         CHECK(b.stride == stride);
         wide first0 = first;
         for (wide k = first0 + chunk * nth; k <= last_index; k += chunk * nth) {
@@ -246,7 +249,7 @@ static void check_width(enum width w)
                      * hold cannot reach a thread's second chunk: the ABI has
                      * no answer there (libomp's neither). */
                     if (chunk > 0 && (span / aincr) / chunk >= teams[t] &&
-                        chunk * teams[t] * aincr > im)
+                        chunk * teams[t] > im / aincr)
                         continue;
                     check_case(w, lo, hi, incr, chunk, teams[t]);
                 }
@@ -266,6 +269,20 @@ int main(void)
     CHECK(first == (UINT64_MAX / 4 + 1) * 3 && block_last == UINT64_MAX && is_last);
     CHECK_EQ(bp_static_split(UINT64_MAX, 1, 2, 3, &first, &block_last, &is_last), 1);
     CHECK(first == 2 && block_last == 2 && !is_last); /* 2^64 - 1 = 0 mod 3 */
+    /* MLIR's empty loop: lower 0, upper = trip count - 1 = ~0, and the
+     * caller runs upper - lower + 1 iterations in the unsigned type. */
+    for (int nth = 1; nth <= 8; nth++)
+        for (int tid = 0; tid < nth; tid++) {
+            uint64_t lo = 0, hi = UINT64_MAX;
+            int64_t stride;
+            int32_t last = -1;
+            bp_for_static_init_8u("t", tid, nth, BP_SCH_STATIC, &last, &lo, &hi, &stride, 1, 0);
+            CHECK(hi - lo + 1 == 0 && last == 0);
+            uint32_t lo4 = 0, hi4 = UINT32_MAX;
+            int32_t stride4;
+            bp_for_static_init_4u("t", tid, nth, BP_SCH_STATIC, &last, &lo4, &hi4, &stride4, 1, 0);
+            CHECK((uint32_t)(hi4 - lo4 + 1) == 0 && last == 0);
+        }
     printf("test-sched: %lld cases passed\n", ncases);
     return 0;
 }
