@@ -3,6 +3,7 @@
  * passes a source location and its global thread number to most of them;
  * both are ignored: the calling thread's state is in thread-local storage. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -44,6 +45,23 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
     bp_fork(0, run_microtask, &f);
 }
 
+/* MLIR's OpenMP translation calls this form for `omp.parallel if(cond)`:
+ * args is the one argument of the outlined function (its captured struct). */
+BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask,
+                                int32_t cond, void *args)
+{
+    (void)loc;
+    if (argc < 0 || argc > 1)
+        bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
+                 (int)argc);
+    void *argv[1] = {args};
+    struct fork_args f = {microtask, argc, argv};
+    if (cond)
+        bp_fork(0, run_microtask, &f);
+    else
+        bp_fork(1, run_microtask, &f);
+}
+
 BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads)
 {
     (void)loc;
@@ -54,6 +72,21 @@ BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_thre
         return;
     }
     bp_self()->pushed_threads = num_threads;
+}
+
+/* proc_bind(...): the pool's threads are pinned once, one per CPU; a
+ * region's binding request does not move them. */
+BP_API void __kmpc_push_proc_bind(ident_t *loc, int32_t gtid, int proc_bind)
+{
+    (void)loc;
+    (void)gtid;
+    (void)proc_bind;
+}
+
+BP_API void __kmpc_flush(ident_t *loc)
+{
+    (void)loc;
+    atomic_thread_fence(memory_order_seq_cst); /* the flush is a full fence */
 }
 
 BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
@@ -164,6 +197,14 @@ BP_API void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
     (void)loc;
     (void)gtid;
     bp_lock((_Atomic uint32_t *)&(*crit)[0]);
+}
+
+/* The hint (contended, speculative, ...) does not change the lock. */
+BP_API void __kmpc_critical_with_hint(ident_t *loc, int32_t gtid, kmp_critical_name *crit,
+                                      uint32_t hint)
+{
+    (void)hint;
+    __kmpc_critical(loc, gtid, crit);
 }
 
 BP_API void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)

@@ -18,6 +18,9 @@
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 typedef int32_t kmp_critical_name[8];
 void __kmpc_fork_call(void *loc, int32_t argc, kmpc_micro fn, ...);
+void __kmpc_fork_call_if(void *loc, int32_t argc, kmpc_micro fn, int32_t cond, void *args);
+void __kmpc_critical_with_hint(void *loc, int32_t gtid, kmp_critical_name *crit, uint32_t hint);
+void __kmpc_flush(void *loc);
 void __kmpc_push_num_threads(void *loc, int32_t gtid, int32_t n);
 void __kmpc_barrier(void *loc, int32_t gtid);
 void __kmpc_critical(void *loc, int32_t gtid, kmp_critical_name *crit);
@@ -178,7 +181,10 @@ static long shared_counter; /* guarded by crit only */
 static void critical_body(int32_t *gtid, int32_t *btid, int *rounds)
 {
     for (int i = 0; i < *rounds; i++) {
-        __kmpc_critical(NULL, *gtid, &crit);
+        if (i % 2)
+            __kmpc_critical_with_hint(NULL, *gtid, &crit, 1 /* uncontended */);
+        else
+            __kmpc_critical(NULL, *gtid, &crit);
         shared_counter++;
         __kmpc_end_critical(NULL, *gtid, &crit);
     }
@@ -290,6 +296,12 @@ static void test_thread_counts(void)
     CHECK_EQ(team, 1);
     __kmpc_fork_call(NULL, 1, (kmpc_micro)report_team_kmpc, &team);
     CHECK_EQ(team, max_threads);
+    /* if(cond): a team of one when cond is false */
+    __kmpc_fork_call_if(NULL, 1, (kmpc_micro)report_team_kmpc, 0, &team);
+    CHECK_EQ(team, 1);
+    __kmpc_fork_call_if(NULL, 1, (kmpc_micro)report_team_kmpc, 1, &team);
+    CHECK_EQ(team, max_threads);
+    __kmpc_flush(NULL);
 }
 
 /* ---- the first region after the workers went to sleep ---- */
