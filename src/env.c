@@ -69,28 +69,37 @@ static void load_threads(const char *name, int *out, const char *instead)
     if (parse_int(s, 1, INT_MAX, &v) == 0)
         *out = (int)v;
     else
-        bp_warn("%s='%s' is not a positive integer; using %s", name, s, instead);
+        bp_warn("%s='%s' is not a positive integer; %s", name, s, instead);
 }
 
 /* OMP_NUM_THREADS may be a list for nested levels; nested regions run serially
- * here, so only the first entry counts. */
+ * here, so only the first entry counts, but every entry must be valid. */
 static void load_num_threads(void)
 {
     const char *s = getenv("OMP_NUM_THREADS");
     if (s == NULL)
         return;
-    char first[64];
-    size_t n = strcspn(s, ",");
-    long long v;
-    if (n < sizeof first) {
-        memcpy(first, s, n);
-        first[n] = '\0';
-        if (parse_int(first, 1, INT_MAX, &v) == 0) {
-            bp_config.default_threads = (int)v;
+    int first = 0;
+    const char *p = s;
+    for (;;) {
+        char entry[32];
+        size_t n = strcspn(p, ",");
+        long long v;
+        if (n >= sizeof entry)
+            break;
+        memcpy(entry, p, n);
+        entry[n] = '\0';
+        if (parse_int(entry, 1, INT_MAX, &v) != 0)
+            break;
+        if (first == 0)
+            first = (int)v;
+        if (p[n] == '\0') {
+            bp_config.default_threads = first;
             return;
         }
+        p += n + 1;
     }
-    bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or list of them); "
+    bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or a list of them); "
             "using one thread per allowed CPU", s);
 }
 
@@ -121,12 +130,16 @@ static void load_stacksize(void)
         end++;
     ok = ok && *end == '\0' && v > 0 && v <= (SIZE_MAX >> shift);
     size_t bytes = ok ? (size_t)v << shift : 0;
-    if (ok && bytes >= 64 * 1024) {
+    /* at least 64K, and at least what the C library accepts (128K on aarch64) */
+    size_t least = 64 * 1024;
+    if ((size_t)PTHREAD_STACK_MIN > least)
+        least = (size_t)PTHREAD_STACK_MIN;
+    if (ok && bytes >= least) {
         bp_config.stack_bytes = bytes;
         return;
     }
-    bp_warn("OMP_STACKSIZE='%s' is not a size of at least 64K (N, NB, NK, NM or NG); "
-            "using the default 256M", getenv("OMP_STACKSIZE"));
+    bp_warn("OMP_STACKSIZE='%s' is not a size of at least %zuK (N, NB, NK, NM or NG); "
+            "using the default 256M", getenv("OMP_STACKSIZE"), least >> 10);
 }
 
 static void load_wait_policy(void)
@@ -151,26 +164,35 @@ static void load_spin(void)
         return;
     if (parse_int(s, 0, INT64_MAX / 1000, &v) == 0)
         bp_config.spin_ns = v * 1000;
+    else if (bp_config.spin_ns == INT64_MAX)
+        bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
+                "spinning without sleeping (OMP_WAIT_POLICY=active)", s);
     else
         bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
                 "using %lld", s, (long long)(bp_config.spin_ns / 1000));
 }
 
+/* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
+ * policy (only the first entry of a list counts) also pins a region's caller
+ * to the first allowed CPU. Unset: workers are pinned, callers are not. */
 static void load_proc_bind(void)
 {
     const char *s = getenv("OMP_PROC_BIND");
     if (s == NULL)
         return;
-    static const char *const pinned[] = {"true", "close", "spread", "master", "primary"};
-    if (strcasecmp(s, "false") == 0) {
+    static const char *const binding[] = {"true", "close", "spread", "master", "primary"};
+    size_t n = strcspn(s, ",");
+    if (n == 5 && strncasecmp(s, "false", 5) == 0) {
         bp_config.pin = 0;
         return;
     }
-    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
-        if (strncasecmp(s, pinned[i], strlen(pinned[i])) == 0)
+    for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
+        if (n == strlen(binding[i]) && strncasecmp(s, binding[i], n) == 0) {
+            bp_config.pin_caller = 1;
             return;
+        }
     bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary; "
-            "pinning one thread per CPU", s);
+            "pinning the workers only", s);
 }
 
 static void load_flag(const char *name, int *out)
@@ -187,8 +209,8 @@ static void load_flag(const char *name, int *out)
 static void load_all(void)
 {
     int limit = 0, omp_limit = 0;
-    load_threads("BUDDY_THREAD_POOL_THREADS", &limit, "no limit");
-    load_threads("OMP_THREAD_LIMIT", &omp_limit, "no limit");
+    load_threads("BUDDY_THREAD_POOL_THREADS", &limit, "using no limit");
+    load_threads("OMP_THREAD_LIMIT", &omp_limit, "ignoring it");
     if (omp_limit > 0 && (limit == 0 || omp_limit < limit))
         limit = omp_limit;
     bp_config.thread_limit = limit;

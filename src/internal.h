@@ -44,7 +44,8 @@ struct bp_config {
     int default_threads;   /* OMP_NUM_THREADS; 0 = as many as the pool may have */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
-    int pin;               /* OMP_PROC_BIND != false */
+    int pin;               /* pin workers: OMP_PROC_BIND is not false */
+    int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind */
     int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: test-only */
 };
 extern struct bp_config bp_config;
@@ -124,7 +125,10 @@ enum {
     BP_SCH_STATIC_CHUNKED = 33,
     BP_SCH_STATIC = 34,
     BP_SCH_ORD_STATIC_CHUNKED = 65,
+    BP_SCH_STATIC_BALANCED_CHUNKED = 45, /* schedule(simd: static) */
     BP_SCH_ORD_STATIC = 66,
+    BP_SCH_MONOTONIC = 1 << 29,          /* modifier bits */
+    BP_SCH_NONMONOTONIC = 1 << 30,
 };
 
 #endif

@@ -1,8 +1,10 @@
 /* pool.c: the thread pool. Threads are started by the first region that
- * needs them and kept, one per allowed CPU at most, each pinned to its CPU;
- * the caller of a region is its thread 0. Regions run one at a time.
+ * needs them and kept, one per allowed CPU at most, worker i pinned to the
+ * i-th allowed CPU; the caller of a region is its thread 0. Regions run one
+ * at a time.
  *
- * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two lines:
+ * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two hot
+ * lines (and a cold one for its pthread handle):
  *   go:     written by the forker, read by worker i. go.value counts the
  *           regions slot i was asked to join; `region` beside it says which
  *           (NULL: stop). Worker i waits for go.value == regions seen + 1.
@@ -13,15 +15,22 @@
  *
  * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
  * starts all its threads at the pool's count (region.epoch_base) and its end
- * (the join) is one more episode, so counts never repeat within 2^32 episodes
- * and a stale arrive or release value is never mistaken for a current one.
+ * (the join) is one more episode. Before a region starts, the forker sets
+ * the release word and each joining slot's arrive word to epoch_base, so a
+ * value left from an earlier region is never mistaken for a current one.
  * Barrier e: each worker sets its arrive to e, then waits for release == e;
  * thread 0 waits for every arrive == e, then sets release to e. Join: workers
  * set arrive; thread 0 waits for them and does not release.
  *
  * Locks. fork_lock is held by thread 0 for a whole region: it serialises
  * regions from different application threads and guards pool growth,
- * `threads` and the go counters. */
+ * `threads`, the go counters and the caller's pinning. A region's code must
+ * therefore not wait for another thread that starts a region of its own: that
+ * region waits for this one to end.
+ *
+ * fork(). The child has only the thread that called fork(): an atfork handler
+ * takes fork_lock around fork() (so no region is half-started in the child)
+ * and empties the child's pool, which regrows at its next region. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -56,6 +65,9 @@ static struct {
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     int ncpus;
     int *cpus;                   /* allowed CPUs in order; slot i runs on cpus[i % ncpus] */
+    int caller_pinned;           /* OMP_PROC_BIND pinned caller_thread to cpus[0] */
+    pthread_t caller_thread;
+    cpu_set_t caller_mask;       /* caller_thread's affinity before that */
     struct bp_slot *slots;       /* max_threads of them */
     uint32_t epoch;              /* episodes so far, under fork_lock */
     struct bp_region region;     /* the running region, under fork_lock */
@@ -85,6 +97,41 @@ static void pin_thread(pthread_t thread, int cpu)
     CPU_SET(cpu, &set);
     /* Best effort: a CPU taken away since start-up only costs locality. */
     (void)pthread_setaffinity_np(thread, sizeof set, &set);
+}
+
+static int atfork_locked; /* the forking thread holds fork_lock for fork() */
+
+static void atfork_prepare(void)
+{
+    /* Inside a region this thread may hold fork_lock already, or its thread 0
+     * does and waits for it: fork() from a region gives a child that must not
+     * start regions (as with libgomp). */
+    if (self.level == 0) {
+        pthread_mutex_lock(&pool.fork_lock);
+        atfork_locked = 1;
+    }
+}
+
+static void atfork_parent(void)
+{
+    if (atfork_locked) {
+        atfork_locked = 0;
+        pthread_mutex_unlock(&pool.fork_lock);
+    }
+}
+
+static void atfork_child(void)
+{
+    /* The workers did not come along: the pool starts again from one thread. */
+    atfork_locked = 0;
+    pthread_mutex_init(&pool.fork_lock, NULL);
+    atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
+    pool.caller_pinned = 0;
+    memset(&pool.release, 0, sizeof pool.release);
+    if (pool.slots != NULL)
+        memset(pool.slots, 0, sizeof(struct bp_slot) *
+                                  (size_t)atomic_load_explicit(&pool.max_threads,
+                                                               memory_order_relaxed));
 }
 
 static void pool_init(void)
@@ -122,6 +169,7 @@ static void pool_init(void)
         memset(pool.slots, 0, sizeof(struct bp_slot) * (size_t)max);
     }
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 static void ensure_init(void)
@@ -176,16 +224,24 @@ static void grow(int want)
         want = bp_max_team();
     if (have >= want)
         return;
-    if (have == 1 && bp_config.pin)
-        pin_thread(pthread_self(), pool.cpus[0]); /* the first caller */
+    /* Pinning an application thread would hold for everything it creates
+     * afterwards (threads, child processes, another pool's CPU count), so the
+     * caller is pinned only when OMP_PROC_BIND asks for it, and restored at
+     * shutdown. Workers leave cpus[0] to the caller either way. */
+    if (have == 1 && bp_config.pin_caller && !pool.caller_pinned &&
+        pthread_getaffinity_np(pthread_self(), sizeof pool.caller_mask,
+                               &pool.caller_mask) == 0) {
+        pool.caller_pinned = 1;
+        pool.caller_thread = pthread_self();
+        pin_thread(pthread_self(), pool.cpus[0]);
+    }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     for (int i = have; i < want; i++) {
         struct bp_slot *slot = &pool.slots[i];
-        /* A new worker starts from seen == 0 and from episode 0. */
+        /* A new worker starts from seen == 0 (thread creation publishes it). */
         atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
         slot->go_count = 0;
-        atomic_store_explicit(&slot->arrive.value, pool.epoch, memory_order_relaxed);
         if (bp_config.pin) {
             cpu_set_t set;
             CPU_ZERO(&set);
@@ -195,13 +251,16 @@ static void grow(int want)
         int err = pthread_attr_setstacksize(&attr, bp_config.stack_bytes);
         if (err == 0)
             err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
-        if (err != 0 && bp_config.stack_bytes > ((size_t)8 << 20)) {
-            /* A 256M reservation can fail under a tight RLIMIT_AS. */
+        if (err != 0 && bp_config.stack_bytes != ((size_t)8 << 20)) {
+            /* A 256M reservation can fail under a tight RLIMIT_AS, a small
+             * size below what the C library takes. */
             pthread_attr_setstacksize(&attr, (size_t)8 << 20);
             err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
-            if (err == 0)
-                bp_warn("could not reserve a %zu-byte worker stack (OMP_STACKSIZE); "
+            if (err == 0) {
+                bp_warn("could not start a worker with a %zu-byte stack (OMP_STACKSIZE); "
                         "using 8M", bp_config.stack_bytes);
+                bp_config.stack_bytes = (size_t)8 << 20;
+            }
         }
         if (err != 0) {
             bp_warn("could not start worker thread %d (%s); the pool keeps %d threads",
@@ -248,6 +307,7 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx)
     t->pushed_threads = 0;
     if (team_size > bp_max_team())
         team_size = bp_max_team();
+    /* acquire: pairs with the destructor's release of shut_down */
     if (t->level > 0 || team_size <= 1 ||
         atomic_load_explicit(&pool.shut_down, memory_order_acquire)) {
         run_serial(t, run, ctx);
@@ -264,15 +324,23 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx)
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
     if (team_size > threads)
         team_size = threads;
+    if (team_size <= 1) { /* no worker could be started */
+        pthread_mutex_unlock(&pool.fork_lock);
+        run_serial(t, run, ctx);
+        return;
+    }
     struct bp_region *r = &pool.region;
     r->run = run;
     r->ctx = ctx;
     r->team_size = team_size;
     r->epoch_base = pool.epoch;
+    /* Idle words: no thread reads them until the go stores below publish them. */
+    atomic_store_explicit(&pool.release.value, r->epoch_base, memory_order_relaxed);
     for (int i = 1; i < team_size; i++) {
         struct bp_slot *slot = &pool.slots[i];
+        atomic_store_explicit(&slot->arrive.value, r->epoch_base, memory_order_relaxed);
         atomic_store_explicit(&slot->region, r, memory_order_relaxed);
-        /* bp_flag_set's release publishes *r and slot->region */
+        /* bp_flag_set's release publishes *r, slot->region and the words above */
         bp_flag_set(&slot->go, ++slot->go_count);
     }
 
@@ -359,6 +427,7 @@ void bp_serial_begin(struct bp_thread *t)
     s->team_size = t->team_size;
     s->active_level = t->active_level;
     t->serial = s;
+    t->pushed_threads = 0; /* clang pushes num_threads before testing if() */
     t->tid = 0;
     t->team_size = 1;
     t->level++;
@@ -385,6 +454,7 @@ void bp_serial_end(struct bp_thread *t)
 __attribute__((destructor)) static void pool_shutdown(void)
 {
     if (self.level > 0 || pthread_mutex_trylock(&pool.fork_lock) != 0) {
+        /* release: pairs with the acquire in bp_fork; regions go serial */
         atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
         return;
     }
@@ -403,5 +473,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     pool.slots = NULL;
     pool.cpus = NULL;
     atomic_store_explicit(&pool.max_threads, 1, memory_order_relaxed);
+    if (pool.caller_pinned && pthread_equal(pool.caller_thread, pthread_self()))
+        pthread_setaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask);
+    pool.caller_pinned = 0;
     pthread_mutex_unlock(&pool.fork_lock);
 }

@@ -3,11 +3,14 @@
  *
  * A loop lower..upper by incr is first turned into iteration indices
  * 0..last, last = |upper - lower| / |incr|, computed in the loop type's
- * unsigned width. A loop over a whole type with increment +-1 (last == ~0)
- * has no iterations: its trip count wraps to 0, which is how MLIR's lowering
- * passes an empty loop (upper = trip count - 1) and how libomp reads it. Indices are split (bp_static_split) and mapped back as
+ * unsigned width. Indices are split (bp_static_split) and mapped back as
  * lower + index * incr in wrapping unsigned arithmetic, which is exact since
  * every such value lies between lower and upper.
+ *
+ * A loop over a whole type with increment +-1 (last == ~0) has no
+ * iterations: its trip count wraps to 0, which is how MLIR's lowering passes
+ * an empty loop (upper = trip count - 1) and how libomp reads it in a team of
+ * more than one thread.
  *
  * A thread with no iterations gets upper = the loop's upper bound and
  * lower = upper + sign(incr) (libomp's convention; upper moves one step
@@ -60,7 +63,9 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
                                   ST chunk)                                     \
     {                                                                           \
         int chunked;                                                            \
-        switch (schedtype) {                                                    \
+        /* the monotonic/nonmonotonic modifier bits do not change a static */  \
+        /* schedule */                                                          \
+        switch (schedtype & ~(BP_SCH_MONOTONIC | BP_SCH_NONMONOTONIC)) {        \
         case BP_SCH_STATIC:                                                     \
         case BP_SCH_ORD_STATIC:                                                 \
             chunked = 0;                                                        \
@@ -68,6 +73,9 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
         case BP_SCH_STATIC_CHUNKED:                                             \
         case BP_SCH_ORD_STATIC_CHUNKED:                                         \
             chunked = 1;                                                        \
+            break;                                                              \
+        case BP_SCH_STATIC_BALANCED_CHUNKED:                                    \
+            chunked = 2;                                                        \
             break;                                                              \
         default:                                                                \
             bp_fatal("%s: unsupported schedule type %d (static: 34, "          \
@@ -81,14 +89,21 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
         uint64_t last = (uint64_t)(span / step);                                \
         if ((incr > 0 ? lo > hi : lo < hi) || last == (uint64_t)(UT)~(UT)0) {   \
             /* No iterations: leave the bounds as they are. A whole-type     */ \
-            /* range counts as none, as in libomp: its trip count wraps to 0, */ \
-            /* and MLIR passes upper = trip count - 1 = ~0 for an empty loop. */ \
+            /* range counts as none (see the top of the file).               */ \
             if (plastiter)                                                      \
                 *plastiter = 0;                                                 \
             *pstride = incr;                                                    \
             return;                                                             \
         }                                                                       \
         uint64_t c = chunked ? (chunk < 1 ? 1 : (uint64_t)chunk) : 0;            \
+        if (chunked == 2) {                                                     \
+            /* schedule(simd: static): one chunk per thread, its size the  */  \
+            /* block size rounded up to a multiple of chunk (the simd width); */ \
+            /* ceil((last + 1) / nth) == last / nth + 1 */                      \
+            uint64_t block = last / (uint64_t)nth + 1;                          \
+            uint64_t rounded = (block + c - 1) / c * c;                          \
+            c = rounded >= block ? rounded : block; /* overflow: keep block */  \
+        }                                                                       \
         uint64_t first, block_last;                                             \
         int is_last;                                                            \
         int has = bp_static_split(last, c, tid, nth, &first, &block_last,      \
@@ -106,7 +121,8 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
             *plower = (T)start;                                                 \
             *pupper = (T)(start + (UT)(block_last - first) * (UT)incr);         \
         }                                                                       \
-        /* chunked: distance between a thread's chunks; static: past the end */ \
+        /* chunked: distance between a thread's chunks; static: past the   */ \
+        /* end (libomp gives the trip count; neither clang nor MLIR reads it) */ \
         *pstride = chunked ? (ST)((UT)c * (UT)nth * (UT)incr)                   \
                            : (ST)((UT)span + (UT)incr);                         \
     }

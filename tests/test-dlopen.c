@@ -4,6 +4,7 @@
  * and no pool thread is left. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -27,6 +28,18 @@ static int count_threads(void)
     return n;
 }
 
+/* The pool's size after a region: one thread per allowed CPU, lowered by a
+ * valid BUDDY_THREAD_POOL_THREADS. */
+static int expected_pool(void)
+{
+    cpu_set_t set;
+    CHECK_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+    int n = CPU_COUNT(&set);
+    const char *s = getenv("BUDDY_THREAD_POOL_THREADS");
+    int limit = s ? atoi(s) : 0;
+    return limit > 0 && limit < n ? limit : n;
+}
+
 int main(int argc, char **argv)
 {
     CHECK_EQ(argc >= 2, 1);
@@ -40,6 +53,11 @@ int main(int argc, char **argv)
         expect += 2.0 * (i % 97);
     }
     CHECK_EQ(count_threads(), 1);
+    /* Each load gets a whole pool: a pool must not shrink the CPUs the next
+     * one sees (OMP_PROC_BIND pins the caller; unloading restores it). */
+    int pool = expected_pool();
+    cpu_set_t mask0, mask;
+    CHECK_EQ(sched_getaffinity(0, sizeof mask0, &mask0), 0);
     for (int k = 0; k < loads; k++) {
         void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (lib == NULL) {
@@ -59,11 +77,14 @@ int main(int argc, char **argv)
                 CHECK_DEQ(y[i], 2.0 * x[i]);
             CHECK_DEQ(sum(&my), expect);
         }
-        CHECK_GE(count_threads(), 1);
+        CHECK_EQ(count_threads(), pool);
         CHECK_EQ(dlclose(lib), 0);
         CHECK(dlopen(path, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
         CHECK_EQ(count_threads(), 1);                       /* workers joined */
+        CHECK_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+        CHECK(CPU_EQUAL(&mask, &mask0));                    /* caller as it was */
     }
-    printf("test-dlopen: %d loads, runs and unloads right, no thread left\n", loads);
+    printf("test-dlopen: %d loads, runs and unloads right with %d threads, no thread "
+           "left\n", loads, pool);
     return 0;
 }

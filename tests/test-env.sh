@@ -48,7 +48,8 @@ for v in abc -5 10Q 0 16 1K 99999999999999999999G 4MB; do
 done
 for v in sometimes 1 ''; do expect_warn OMP_WAIT_POLICY "$v"; done
 for v in -1 x 1.5; do expect_warn BUDDY_THREAD_POOL_SPIN_US "$v"; done
-for v in maybe 2; do expect_warn OMP_PROC_BIND "$v"; done
+for v in maybe 2 closed truex; do expect_warn OMP_PROC_BIND "$v"; done
+for v in 3,abc 2,,1 1,0; do expect_warn OMP_NUM_THREADS "$v"; done
 for v in yes 2; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
 
 expect_quiet BUDDY_THREAD_POOL_THREADS 1 "max_threads=1 "
@@ -63,6 +64,8 @@ expect_quiet OMP_WAIT_POLICY passive "max_threads"
 expect_quiet OMP_WAIT_POLICY ACTIVE "max_threads"
 expect_quiet BUDDY_THREAD_POOL_SPIN_US 0 "max_threads"
 expect_quiet OMP_PROC_BIND false "max_threads"
+expect_quiet OMP_PROC_BIND spread,close "max_threads"
+expect_quiet OMP_PROC_BIND TRUE "max_threads"
 
 "$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
 expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65

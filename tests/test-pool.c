@@ -302,6 +302,13 @@ static void test_thread_counts(void)
     __kmpc_fork_call_if(NULL, 1, (kmpc_micro)report_team_kmpc, 1, &team);
     CHECK_EQ(team, max_threads);
     __kmpc_flush(NULL);
+    /* clang pushes num_threads before it tests if(): a serialized region
+     * consumes the pushed count */
+    __kmpc_push_num_threads(NULL, 0, 1);
+    __kmpc_serialized_parallel(NULL, 0);
+    __kmpc_end_serialized_parallel(NULL, 0);
+    __kmpc_fork_call(NULL, 1, (kmpc_micro)report_team_kmpc, &team);
+    CHECK_EQ(team, max_threads);
 }
 
 /* ---- the first region after the workers went to sleep ---- */

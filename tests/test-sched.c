@@ -269,6 +269,38 @@ int main(void)
     CHECK(first == (UINT64_MAX / 4 + 1) * 3 && block_last == UINT64_MAX && is_last);
     CHECK_EQ(bp_static_split(UINT64_MAX, 1, 2, 3, &first, &block_last, &is_last), 1);
     CHECK(first == 2 && block_last == 2 && !is_last); /* 2^64 - 1 = 0 mod 3 */
+    /* The monotonic and nonmonotonic modifier bits change nothing. */
+    for (int nth = 1; nth <= 5; nth++)
+        for (int tid = 0; tid < nth; tid++)
+            for (int chunked = 0; chunked <= 1; chunked++) {
+                int base = chunked ? BP_SCH_STATIC_CHUNKED : BP_SCH_STATIC;
+                int64_t l0 = 3, u0 = 1000, s0 = 0, l1 = 3, u1 = 1000, s1 = 0;
+                int32_t last0 = -1, last1 = -1;
+                bp_for_static_init_8("t", tid, nth, base, &last0, &l0, &u0, &s0, 3, 7);
+                bp_for_static_init_8("t", tid, nth, base | (chunked ? BP_SCH_NONMONOTONIC
+                                                                    : BP_SCH_MONOTONIC),
+                                     &last1, &l1, &u1, &s1, 3, 7);
+                CHECK(l0 == l1 && u0 == u1 && s0 == s1 && last0 == last1);
+            }
+    /* schedule(simd: static, 8): one chunk per thread, a multiple of 8 long
+     * (the last one shorter), covering 0..999 in thread order. */
+    for (int nth = 1; nth <= 9; nth++) {
+        int32_t next = 0, lasts = 0;
+        for (int tid = 0; tid < nth; tid++) {
+            int32_t lo = 0, hi = 999, stride, last = -1;
+            bp_for_static_init_4("t", tid, nth, BP_SCH_STATIC_BALANCED_CHUNKED, &last, &lo, &hi,
+                                 &stride, 1, 8);
+            lasts += last;
+            if (lo > hi)
+                continue;
+            CHECK_EQ(lo, next);
+            CHECK(hi == 999 || (hi - lo + 1) % 8 == 0);
+            CHECK(last == (hi == 999));
+            next = hi + 1;
+        }
+        CHECK_EQ(next, 1000);
+        CHECK_EQ(lasts, 1);
+    }
     /* MLIR's empty loop: lower 0, upper = trip count - 1 = ~0, and the
      * caller runs upper - lower + 1 iterations in the unsigned type. */
     for (int nth = 1; nth <= 8; nth++)
