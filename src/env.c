@@ -20,6 +20,7 @@ struct bp_config bp_config = {
     .stack_bytes = BP_DEFAULT_STACK,
     .spin_ns = BP_DEFAULT_SPIN_NS,
     .pin = 1,
+    .profile_slots = 4096,
 };
 
 void bp_warn(const char *fmt, ...)
@@ -206,6 +207,25 @@ static void load_flag(const char *name, int *out)
         bp_warn("%s='%s' is neither 0 nor 1; using 0", name, s);
 }
 
+static void load_profile(void)
+{
+    load_flag("BUDDY_THREAD_POOL_PROFILE", &bp_config.profile);
+    const char *s = getenv("BUDDY_THREAD_POOL_PROFILE_SLOTS");
+    long long v;
+    if (s != NULL) {
+        if (parse_int(s, 1, 1 << 24, &v) == 0)
+            bp_config.profile_slots = (int)v;
+        else
+            bp_warn("BUDDY_THREAD_POOL_PROFILE_SLOTS='%s' is not an integer from 1 to %d; "
+                    "using %d", s, 1 << 24, bp_config.profile_slots);
+    }
+    s = getenv("BUDDY_THREAD_POOL_PROFILE_OUT");
+    if (s != NULL && s[0] == '\0')
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_OUT='' is an empty path; writing no JSON profile");
+    else if (s != NULL)
+        bp_config.profile_out = strdup(s);
+}
+
 static void load_all(void)
 {
     int limit = 0, omp_limit = 0;
@@ -220,6 +240,7 @@ static void load_all(void)
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
     load_proc_bind();
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
+    load_profile();
 }
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;

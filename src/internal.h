@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define BP_API __attribute__((visibility("default")))
 
@@ -47,6 +48,9 @@ struct bp_config {
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
     int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind */
     int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: test-only */
+    int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
+    int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
+    const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
 };
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
@@ -73,14 +77,17 @@ struct bp_thread {
     int nthreads_icv;     /* omp_set_num_threads; 0 = default */
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
+    int64_t wait_ns;      /* profiling: barrier waits in the current region */
+    uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
 struct bp_thread *bp_self(void);
 int bp_gtid(struct bp_thread *t);
 
 /* Run `run` on a team of up to `team_size` threads (0: the default), the
  * caller as thread 0; returns when all have finished. Nested calls, calls
- * after shutdown and teams of one run serially on the caller. */
-void bp_fork(int team_size, bp_run_fn run, void *ctx);
+ * after shutdown and teams of one run serially on the caller. `fn` is the
+ * region's function as the profile names it (the outlined function). */
+void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn);
 /* Team size a region forked now by t would get, before the pool's cap. */
 int bp_requested_threads(struct bp_thread *t);
 /* Most threads a team can have (allowed CPUs, lowered by the limits). */
@@ -97,6 +104,47 @@ void bp_serial_begin(struct bp_thread *t);
 void bp_serial_end(struct bp_thread *t);
 /* Number of pool threads running now, the callers' slot included. */
 int bp_pool_threads(void);
+
+/* ---- profile.c ---------------------------------------------------------- */
+
+/* Profiling is on (BUDDY_THREAD_POOL_PROFILE=1). Set before the first region
+ * starts and never changed, so reading it needs no ordering. A build with
+ * BP_NO_PROFILER has no hooks at all (the overhead benchmark's baseline). */
+#ifdef BP_NO_PROFILER
+#define bp_profiling 0
+#else
+extern int bp_profiling;
+#endif
+/* Set up the profile from bp_config; called once by the pool's start-up. */
+void bp_profile_init(void);
+/* Account one outermost region of `fn` that ran from start_ns to end_ns on
+ * `threads` threads, with its barrier waits (all threads, thread 0 alone)
+ * and barrier episodes. Called with the pool's fork_lock held. */
+void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
+                       int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers);
+/* Print the report on stderr and write the JSON file; with fork_lock held. */
+void bp_profile_report(void);
+/* Forget everything recorded (the child of fork()). */
+void bp_profile_clear(void);
+
+/* ---- report.c ----------------------------------------------------------- */
+
+/* One row of the profile: a region function, or the overflow row (fn NULL). */
+struct bp_profile_row {
+    const void *fn;
+    uint64_t calls;
+    int64_t wall_ns, gap_before_ns, gap_after_ns, wait_ns, wait_t0_ns;
+    uint64_t barriers;
+};
+struct bp_profile_totals {
+    int threads;
+    int64_t span_ns, regions_ns, gaps_ns, wait_ns;
+    uint64_t regions, barriers;
+};
+/* Write the text report (sorted by wall time) to `out`, and the JSON profile
+ * to `json_path` when not NULL. Sorts `rows` in place. */
+void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_totals *tot,
+                     struct bp_profile_row *rows, size_t nrows);
 
 /* ---- sched.c ----------------------------------------------------------- */
 

@@ -42,7 +42,7 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
         args[i] = va_arg(ap, void *);
     va_end(ap);
     struct fork_args f = {microtask, argc, args};
-    bp_fork(0, run_microtask, &f);
+    bp_fork(0, run_microtask, &f, (const void *)microtask);
 }
 
 /* MLIR's OpenMP translation calls this form for `omp.parallel if(cond)`:
@@ -57,9 +57,9 @@ BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask
     void *argv[1] = {args};
     struct fork_args f = {microtask, argc, argv};
     if (cond)
-        bp_fork(0, run_microtask, &f);
+        bp_fork(0, run_microtask, &f, (const void *)microtask);
     else
-        bp_fork(1, run_microtask, &f);
+        bp_fork(1, run_microtask, &f, (const void *)microtask);
 }
 
 BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads)

@@ -53,6 +53,7 @@ struct bp_slot {
     const struct bp_region *_Atomic region;
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
+    _Atomic int64_t wait_ns; /* profiling: the worker's barrier waits in the region */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
 };
@@ -128,6 +129,7 @@ static void atfork_child(void)
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
+    bp_profile_clear(); /* the parent reports its own regions */
     if (pool.slots != NULL)
         memset(pool.slots, 0, sizeof(struct bp_slot) *
                                   (size_t)atomic_load_explicit(&pool.max_threads,
@@ -169,6 +171,7 @@ static void pool_init(void)
         memset(pool.slots, 0, sizeof(struct bp_slot) * (size_t)max);
     }
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
+    bp_profile_init();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -206,7 +209,10 @@ static void *worker_main(void *arg)
         t->level = 1;
         t->active_level = 1;
         t->epoch = r->epoch_base;
+        t->wait_ns = 0;
         r->run(id, r->ctx);
+        /* relaxed: published by the join's release in bp_flag_set */
+        atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
         t->level = 0;
         t->active_level = 0;
         t->tid = 0;
@@ -298,37 +304,9 @@ static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
     t->level = saved.level;
 }
 
-void bp_fork(int team_size, bp_run_fn run, void *ctx)
+/* Run the region on thread 0 and workers 1..team_size-1; fork_lock held. */
+static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx)
 {
-    struct bp_thread *t = &self;
-    ensure_init();
-    if (team_size <= 0)
-        team_size = bp_requested_threads(t);
-    t->pushed_threads = 0;
-    if (team_size > bp_max_team())
-        team_size = bp_max_team();
-    /* acquire: pairs with the destructor's release of shut_down */
-    if (t->level > 0 || team_size <= 1 ||
-        atomic_load_explicit(&pool.shut_down, memory_order_acquire)) {
-        run_serial(t, run, ctx);
-        return;
-    }
-
-    pthread_mutex_lock(&pool.fork_lock);
-    if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
-        pthread_mutex_unlock(&pool.fork_lock);
-        run_serial(t, run, ctx);
-        return;
-    }
-    grow(team_size);
-    int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
-    if (team_size > threads)
-        team_size = threads;
-    if (team_size <= 1) { /* no worker could be started */
-        pthread_mutex_unlock(&pool.fork_lock);
-        run_serial(t, run, ctx);
-        return;
-    }
     struct bp_region *r = &pool.region;
     r->run = run;
     r->ctx = ctx;
@@ -360,13 +338,61 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx)
     t->level = saved.level;
     t->active_level = saved.active_level;
     t->epoch = saved.epoch;
+}
+
+void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
+{
+    struct bp_thread *t = &self;
+    ensure_init();
+    if (team_size <= 0)
+        team_size = bp_requested_threads(t);
+    t->pushed_threads = 0;
+    if (team_size > bp_max_team())
+        team_size = bp_max_team();
+    /* acquire: pairs with the destructor's release of shut_down */
+    if (t->level > 0 || atomic_load_explicit(&pool.shut_down, memory_order_acquire) ||
+        (team_size <= 1 && !bp_profiling)) {
+        run_serial(t, run, ctx);
+        return;
+    }
+
+    pthread_mutex_lock(&pool.fork_lock);
+    if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
+        pthread_mutex_unlock(&pool.fork_lock);
+        run_serial(t, run, ctx);
+        return;
+    }
+    if (team_size > 1) {
+        grow(team_size);
+        int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+        if (team_size > threads)
+            team_size = threads; /* fewer workers could be started */
+    }
+    if (!bp_profiling) {
+        run_team(t, team_size, run, ctx);
+        pthread_mutex_unlock(&pool.fork_lock);
+        return;
+    }
+
+    /* Profiled: timed inside fork_lock, so regions never overlap in time. */
+    t->wait_ns = 0;
+    t->barriers = 0;
+    int64_t start = bp_now_ns();
+    if (team_size > 1)
+        run_team(t, team_size, run, ctx);
+    else
+        run_serial(t, run, ctx); /* a team of one is a region too */
+    int64_t end = bp_now_ns();
+    int64_t wait = t->wait_ns;
+    for (int i = 1; i < team_size; i++)
+        /* relaxed: ordered after the join's acquire */
+        wait += atomic_load_explicit(&pool.slots[i].wait_ns, memory_order_relaxed);
+    bp_profile_region(fn, start, end, team_size, wait, t->wait_ns, t->barriers);
     pthread_mutex_unlock(&pool.fork_lock);
 }
 
-void bp_barrier(struct bp_thread *t)
+static void barrier_wait(struct bp_thread *t)
 {
-    if (t->team_size <= 1)
-        return;
     uint32_t e = ++t->epoch;
     if (t->tid == 0) {
         for (int i = 1; i < t->team_size; i++)
@@ -378,10 +404,9 @@ void bp_barrier(struct bp_thread *t)
     }
 }
 
-int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *),
+                         int nowait)
 {
-    if (t->team_size <= 1)
-        return 1;
     uint32_t e = ++t->epoch;
     if (t->tid != 0) {
         struct bp_slot *slot = &pool.slots[t->tid];
@@ -402,6 +427,45 @@ int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), 
     else
         t->reduce_open = 1;
     return 1;
+}
+
+/* Profiling: thread 0 of an outermost team counts each episode (a team of
+ * one too); every thread adds its time from arrival to release. */
+static int64_t profile_arrive(struct bp_thread *t)
+{
+    if (t->level == 1 && t->tid == 0)
+        t->barriers++;
+    return t->team_size > 1 ? bp_now_ns() : 0;
+}
+
+static void profile_release(struct bp_thread *t, int64_t arrived_ns)
+{
+    if (t->team_size > 1)
+        t->wait_ns += bp_now_ns() - arrived_ns;
+}
+
+void bp_barrier(struct bp_thread *t)
+{
+    if (bp_profiling) {
+        int64_t a = profile_arrive(t);
+        if (t->team_size > 1)
+            barrier_wait(t);
+        profile_release(t, a);
+        return;
+    }
+    if (t->team_size > 1)
+        barrier_wait(t);
+}
+
+int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+{
+    if (bp_profiling) {
+        int64_t a = profile_arrive(t);
+        int got = t->team_size > 1 ? reduce_gather(t, data, combine, nowait) : 1;
+        profile_release(t, a);
+        return got;
+    }
+    return t->team_size > 1 ? reduce_gather(t, data, combine, nowait) : 1;
 }
 
 void bp_reduce_end(struct bp_thread *t)
@@ -453,7 +517,12 @@ void bp_serial_end(struct bp_thread *t)
  * thread is running a region; at process exit the kernel ends those threads. */
 __attribute__((destructor)) static void pool_shutdown(void)
 {
+    bp_config_load();
+    if (bp_config.profile)
+        ensure_init(); /* a profiled run reports even when it ran no region */
     if (self.level > 0 || pthread_mutex_trylock(&pool.fork_lock) != 0) {
+        if (bp_profiling)
+            bp_warn("profile not reported: a region was still running at exit");
         /* release: pairs with the acquire in bp_fork; regions go serial */
         atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
         return;
@@ -467,6 +536,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     }
     for (int i = 1; i < threads; i++)
         pthread_join(pool.slots[i].thread, NULL);
+    bp_profile_report();
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     free(pool.slots);
     free(pool.cpus);

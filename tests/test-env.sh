@@ -51,6 +51,9 @@ for v in -1 x 1.5; do expect_warn BUDDY_THREAD_POOL_SPIN_US "$v"; done
 for v in maybe 2 closed truex; do expect_warn OMP_PROC_BIND "$v"; done
 for v in 3,abc 2,,1 1,0; do expect_warn OMP_NUM_THREADS "$v"; done
 for v in yes 2; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
+for v in yes 2 on ''; do expect_warn BUDDY_THREAD_POOL_PROFILE "$v"; done
+for v in 0 -1 abc 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_PROFILE_SLOTS "$v"; done
+expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
 
 expect_quiet BUDDY_THREAD_POOL_THREADS 1 "max_threads=1 "
 expect_quiet BUDDY_THREAD_POOL_THREADS " 1 " "max_threads=1 "
@@ -64,6 +67,8 @@ expect_quiet OMP_WAIT_POLICY passive "max_threads"
 expect_quiet OMP_WAIT_POLICY ACTIVE "max_threads"
 expect_quiet BUDDY_THREAD_POOL_SPIN_US 0 "max_threads"
 expect_quiet OMP_PROC_BIND false "max_threads"
+expect_quiet BUDDY_THREAD_POOL_PROFILE 1 "max_threads"
+expect_quiet BUDDY_THREAD_POOL_PROFILE 0 "max_threads"
 expect_quiet OMP_PROC_BIND spread,close "max_threads"
 expect_quiet OMP_PROC_BIND TRUE "max_threads"
 

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""check-profile.py MODE PROGRAM [ARGS...]: runs PROGRAM with profiling on
+and checks the JSON profile (DESIGN.md) and the text report it leaves.
+
+  known     PROGRAM is test-profile: exact calls and barriers per function,
+            names from dladdr, the span invariant, gaps of the serial work
+  overflow  test-profile with 2 slots: other+0x0 holds the rest, one warning,
+            nothing lost
+  threads   PROGRAM is test-threads: its three functions have calls
+            [2, 2000, 2000]
+  any       any program: the invariants, +0x names, one row per function
+  bad-out   test-profile with an unwritable JSON path: a message naming the
+            path, and the text report still printed
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(program, args, env_extra):
+    env = dict(os.environ)
+    env["BUDDY_THREAD_POOL_PROFILE"] = "1"
+    env.update(env_extra)
+    p = subprocess.run([program] + args, env=env, capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, "%s exits 0 (got %d): %s" % (program, p.returncode, p.stderr[-2000:]))
+    return p
+
+
+def invariants(prof, stderr):
+    tot = prof["totals"]
+    fns = prof["functions"]
+    check(tot["span_ns"] == tot["regions_ns"] + tot["gaps_ns"],
+          "span_ns %d == regions_ns %d + gaps_ns %d" % (tot["span_ns"], tot["regions_ns"], tot["gaps_ns"]))
+    check(sum(f["wall_ns"] for f in fns) == tot["regions_ns"], "the rows' wall_ns add up to regions_ns")
+    check(sum(f["calls"] for f in fns) == tot["regions"], "the rows' calls add up to regions")
+    check(sum(f["barriers"] for f in fns) == tot["barriers"], "the rows' barriers add up to barriers")
+    check(sum(f["barrier_wait_ns"] for f in fns) == tot["barrier_wait_ns"],
+          "the rows' barrier_wait_ns add up to barrier_wait_ns")
+    gaps = tot["gaps_ns"]
+    check(sum(f["gap_before_ns"] for f in fns) == gaps, "gap_before_ns adds up to gaps_ns")
+    check(sum(f["gap_after_ns"] for f in fns) == gaps, "gap_after_ns adds up to gaps_ns")
+    for f in fns:
+        check(re.fullmatch(r"[^\s]+\+0x[0-9a-f]+", f["name"]) is not None, "name %r is symbol+0xoffset" % f["name"])
+        check(re.fullmatch(r"0x[0-9a-f]+", f["address"]) is not None, "address %r is hex" % f["address"])
+        check(0 <= f["barrier_wait_t0_ns"] <= f["barrier_wait_ns"], "%s: 0 <= barrier_wait_t0 <= barrier_wait" % f["name"])
+        for k in ("calls", "wall_ns", "gap_before_ns", "gap_after_ns", "barriers"):
+            check(isinstance(f[k], int) and f[k] >= 0, "%s: %s is a non-negative integer" % (f["name"], k))
+    check(len(set(f["address"] for f in fns)) == len(fns), "one row per function")
+    walls = [f["wall_ns"] for f in fns]
+    check(walls == sorted(walls, reverse=True), "rows sorted by wall time")
+    check("buddypool profile: %d threads, %d regions" % (prof["threads"], tot["regions"]) in stderr,
+          "the text report on stderr gives the totals")
+    check("do not add them" in stderr, "the text report has its legend")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def addresses(stdout):
+    return {m.group(1): int(m.group(2), 16) for m in re.finditer(r"^(\w+)=0x([0-9a-f]+)$", stdout, re.M)}
+
+
+def main():
+    mode, program, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "profile.json")
+    if mode == "bad-out":
+        bad = os.path.join(tmp, "no-such-dir", "profile.json")
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": bad})
+        check(("'%s'" % bad) in p.stderr and "BUDDY_THREAD_POOL_PROFILE_OUT" in p.stderr,
+              "a message names the unwritable path")
+        check("buddypool profile:" in p.stderr, "the text report is still printed")
+    elif mode in ("known", "overflow"):
+        env = {"BUDDY_THREAD_POOL_PROFILE_OUT": out}
+        if mode == "overflow":
+            env["BUDDY_THREAD_POOL_PROFILE_SLOTS"] = "2"
+        p = run(program, args, env)
+        prof = load(out)
+        invariants(prof, p.stderr)
+        tot, fns = prof["totals"], prof["functions"]
+        expect = {"region_a": (3, 6), "region_b": (5, 0), "region_c": (7, 14), "region_d": (4, 4)}
+        check(tot["regions"] == 19, "19 regions (got %d)" % tot["regions"])
+        check(tot["barriers"] == 24, "24 barrier episodes (got %d)" % tot["barriers"])
+        # 18 gaps, each at least the 2 ms of serial work before the region
+        check(tot["gaps_ns"] >= 18 * 2000000, "gaps hold the serial work (%d ns)" % tot["gaps_ns"])
+        addr = addresses(p.stdout)
+        check(set(addr) == set(expect), "the program printed its functions' addresses")
+        by_addr = {int(f["address"], 16): f for f in fns}
+        if mode == "known":
+            check(len(fns) == 4, "four rows (got %d)" % len(fns))
+            check("BUDDY_THREAD_POOL_PROFILE_SLOTS" not in p.stderr, "no overflow warning")
+            for name, (calls, barriers) in expect.items():
+                f = by_addr.get(addr.get(name))
+                check(f is not None, "a row for %s" % name)
+                if f is None:
+                    continue
+                check(f["calls"] == calls, "%s: calls %d == %d" % (name, f["calls"], calls))
+                check(f["barriers"] == barriers, "%s: barriers %d == %d" % (name, f["barriers"], barriers))
+                check(f["name"] == name + "+0x0", "%s named %r by dladdr" % (name, f["name"]))
+                check(os.path.realpath(f["module"]) == os.path.realpath(program),
+                      "%s: module %r is the program" % (name, f["module"]))
+                check(f["gap_before_ns"] >= (calls - (name == "region_a")) * 2000000,
+                      "%s: gap_before holds the serial work before it" % name)
+        else:
+            other = [f for f in fns if f["name"] == "other+0x0"]
+            check(len(other) == 1, "one other+0x0 row")
+            check(len(fns) == 3, "two slots and the overflow row (got %d rows)" % len(fns))
+            # the first two functions to run take the two slots
+            named = sorted(f["name"] for f in fns if f["name"] != "other+0x0")
+            check(named == ["region_a+0x0", "region_b+0x0"], "the slots hold %s" % named)
+            if other:
+                check(other[0]["calls"] == 7 + 4, "other+0x0 holds region_c's and region_d's "
+                      "11 calls (got %d)" % other[0]["calls"])
+                check(other[0]["barriers"] == 14 + 4, "other+0x0 holds their 18 barriers")
+            check(p.stderr.count("BUDDY_THREAD_POOL_PROFILE_SLOTS") == 1, "exactly one overflow warning")
+    elif mode == "threads":
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out,
+                                "BUDDY_THREAD_POOL_THREADS": "4", "BUDDY_THREAD_POOL_OVERSUBSCRIBE": "1"})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        calls = sorted(f["calls"] for f in prof["functions"])
+        check(calls == [2, 2000, 2000], "calls per function %s == [2, 2000, 2000]" % calls)
+    elif mode == "any":
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        check(prof["totals"]["regions"] > 0, "some regions were profiled")
+    else:
+        sys.exit("check-profile.py: unknown mode " + mode)
+    if failures:
+        print("check-profile %s: %d failures" % (mode, len(failures)))
+        sys.exit(1)
+    print("check-profile %s: all checks passed" % mode)
+
+
+main()
