@@ -11,6 +11,7 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
   any       any program: the invariants, +0x names, one row per function
   bad-out   test-profile with an unwritable JSON path: a message naming the
             path, and the text report still printed
+  unloads   PROGRAM is test-dlopen LIBRARY N: one report per unload, N in all
 """
 import json
 import os
@@ -133,6 +134,15 @@ def main():
         invariants(prof, p.stderr)
         calls = sorted(f["calls"] for f in prof["functions"])
         check(calls == [2, 2000, 2000], "calls per function %s == [2, 2000, 2000]" % calls)
+    elif mode == "unloads":
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        loads = int(args[1])
+        reports = p.stderr.count("buddypool profile:")
+        check(reports == loads, "one report per unload: %d reports for %d loads" % (reports, loads))
+        prof = load(out)  # the last unload's
+        invariants(prof, p.stderr)
+        # each load runs the two kernels three times
+        check(sorted(f["calls"] for f in prof["functions"]) == [3, 3], "the last load's calls are [3, 3]")
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)
