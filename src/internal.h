@@ -77,6 +77,7 @@ struct bp_thread {
     int nthreads_icv;     /* omp_set_num_threads; 0 = default */
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
+    uint32_t singles;     /* single constructs met in the current region */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
@@ -99,6 +100,8 @@ void bp_barrier(struct bp_thread *t);
  * data has been consumed (nowait) or once thread 0 calls bp_reduce_end. */
 int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait);
 void bp_reduce_end(struct bp_thread *t);
+/* The single construct: 1 for the one thread of t's team that runs it. */
+int bp_single(struct bp_thread *t);
 /* Enter and leave a serialized (one-thread) nested region. */
 void bp_serial_begin(struct bp_thread *t);
 void bp_serial_end(struct bp_thread *t);

@@ -190,6 +190,45 @@ BP_API void __kmpc_end_serialized_parallel(ident_t *loc, int32_t gtid)
     bp_serial_end(bp_self());
 }
 
+BP_API int32_t __kmpc_single(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_single(bp_self());
+}
+
+BP_API void __kmpc_end_single(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API int32_t __kmpc_master(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_self()->tid == 0;
+}
+
+BP_API void __kmpc_end_master(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API int32_t __kmpc_masked(ident_t *loc, int32_t gtid, int32_t filter)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_self()->tid == filter;
+}
+
+BP_API void __kmpc_end_masked(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
 /* A critical section's lock lives in the first word of its zero-initialised
  * kmp_critical_name, so no lock is ever allocated. */
 BP_API void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)

@@ -71,6 +71,9 @@ static struct {
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
     struct bp_slot *slots;       /* max_threads of them */
     uint32_t epoch;              /* episodes so far, under fork_lock */
+    /* single constructs claimed in the running region: the k-th single of a
+     * region is run by the thread that moves it from k - 1 to k */
+    alignas(BP_LINE) _Atomic uint32_t singles_claimed;
     struct bp_region region;     /* the running region, under fork_lock */
     alignas(BP_LINE) struct bp_flag release;
 } pool = {
@@ -209,6 +212,7 @@ static void *worker_main(void *arg)
         t->level = 1;
         t->active_level = 1;
         t->epoch = r->epoch_base;
+        t->singles = 0;
         t->wait_ns = 0;
         r->run(id, r->ctx);
         /* relaxed: published by the join's release in bp_flag_set */
@@ -314,6 +318,7 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
     r->epoch_base = pool.epoch;
     /* Idle words: no thread reads them until the go stores below publish them. */
     atomic_store_explicit(&pool.release.value, r->epoch_base, memory_order_relaxed);
+    atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     for (int i = 1; i < team_size; i++) {
         struct bp_slot *slot = &pool.slots[i];
         atomic_store_explicit(&slot->arrive.value, r->epoch_base, memory_order_relaxed);
@@ -328,6 +333,7 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
     t->level = 1;
     t->active_level = 1;
     t->epoch = r->epoch_base;
+    t->singles = 0;
     run(0, ctx);
     uint32_t end = ++t->epoch;
     for (int i = 1; i < team_size; i++)
@@ -466,6 +472,20 @@ int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), 
         return got;
     }
     return t->team_size > 1 ? reduce_gather(t, data, combine, nowait) : 1;
+}
+
+int bp_single(struct bp_thread *t)
+{
+    if (t->team_size <= 1)
+        return 1;
+    uint32_t k = ++t->singles;
+    uint32_t expected = k - 1;
+    /* relaxed: the winner is decided by the value alone; what the single
+     * writes is published by the barrier that follows it (or by none, under
+     * nowait, as OpenMP says) */
+    return atomic_compare_exchange_strong_explicit(&pool.singles_claimed, &expected, k,
+                                                   memory_order_relaxed,
+                                                   memory_order_relaxed);
 }
 
 void bp_reduce_end(struct bp_thread *t)

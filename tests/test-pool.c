@@ -21,6 +21,12 @@ void __kmpc_fork_call(void *loc, int32_t argc, kmpc_micro fn, ...);
 void __kmpc_fork_call_if(void *loc, int32_t argc, kmpc_micro fn, int32_t cond, void *args);
 void __kmpc_critical_with_hint(void *loc, int32_t gtid, kmp_critical_name *crit, uint32_t hint);
 void __kmpc_flush(void *loc);
+int32_t __kmpc_single(void *loc, int32_t gtid);
+void __kmpc_end_single(void *loc, int32_t gtid);
+int32_t __kmpc_master(void *loc, int32_t gtid);
+void __kmpc_end_master(void *loc, int32_t gtid);
+int32_t __kmpc_masked(void *loc, int32_t gtid, int32_t filter);
+void __kmpc_end_masked(void *loc, int32_t gtid);
 void __kmpc_push_num_threads(void *loc, int32_t gtid, int32_t n);
 void __kmpc_barrier(void *loc, int32_t gtid);
 void __kmpc_critical(void *loc, int32_t gtid, kmp_critical_name *crit);
@@ -244,8 +250,53 @@ static void serialized_body(int32_t *gtid, int32_t *btid, _Atomic int *ok)
         atomic_fetch_add(ok, 1);
 }
 
+/* single: each of 3000 constructs runs on exactly one thread, with and
+ * without the barrier after it; master and masked on the named thread. */
+enum { SINGLES = 3000 };
+struct singles {
+    _Atomic int ran[SINGLES];
+    _Atomic int master, masked, wrong;
+};
+
+static void singles_body(int32_t *gtid, int32_t *btid, struct singles *s)
+{
+    for (int k = 0; k < SINGLES; k++) {
+        if (__kmpc_single(NULL, *gtid)) {
+            atomic_fetch_add(&s->ran[k], 1);
+            __kmpc_end_single(NULL, *gtid);
+        }
+        if (k % 3 == 0)
+            __kmpc_barrier(NULL, *gtid); /* the others are nowait */
+    }
+    if (__kmpc_master(NULL, *gtid)) {
+        if (omp_get_thread_num() != 0)
+            atomic_fetch_add(&s->wrong, 1);
+        atomic_fetch_add(&s->master, 1);
+        __kmpc_end_master(NULL, *gtid);
+    }
+    int filter = omp_get_num_threads() - 1;
+    if (__kmpc_masked(NULL, *gtid, filter)) {
+        if (omp_get_thread_num() != filter)
+            atomic_fetch_add(&s->wrong, 1);
+        atomic_fetch_add(&s->masked, 1);
+        __kmpc_end_masked(NULL, *gtid);
+    }
+}
+
 static void test_kmpc(void)
 {
+    struct singles *sg = calloc(1, sizeof *sg);
+    for (int r = 0; r < 3; r++) {
+        memset(sg, 0, sizeof *sg);
+        __kmpc_fork_call(NULL, 1, (kmpc_micro)singles_body, sg);
+        for (int k = 0; k < SINGLES; k++)
+            CHECK_EQ(atomic_load(&sg->ran[k]), 1);
+        CHECK_EQ(atomic_load(&sg->master), 1);
+        CHECK_EQ(atomic_load(&sg->masked), 1);
+        CHECK_EQ(atomic_load(&sg->wrong), 0);
+    }
+    free(sg);
+
     int rounds = 20000;
     shared_counter = 0;
     __kmpc_fork_call(NULL, 1, (kmpc_micro)critical_body, &rounds);
