@@ -78,6 +78,7 @@ struct bp_thread {
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     uint32_t singles;     /* single constructs met in the current region */
+    int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
@@ -102,8 +103,9 @@ int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), 
 void bp_reduce_end(struct bp_thread *t);
 /* The single construct: 1 for the one thread of t's team that runs it. */
 int bp_single(struct bp_thread *t);
-/* Enter and leave a serialized (one-thread) nested region. */
-void bp_serial_begin(struct bp_thread *t);
+/* Enter and leave a serialized (one-thread) region; fn names it in the
+ * profile when it is outermost. */
+void bp_serial_begin(struct bp_thread *t, const void *fn);
 void bp_serial_end(struct bp_thread *t);
 /* Number of pool threads running now, the callers' slot included. */
 int bp_pool_threads(void);
@@ -127,14 +129,16 @@ void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int thr
                        int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers);
 /* Print the report on stderr and write the JSON file; with fork_lock held. */
 void bp_profile_report(void);
-/* Forget everything recorded (the child of fork()). */
-void bp_profile_clear(void);
+/* In the child of fork(): forget the parent's regions; report only the
+ * child's own, to PATH.<pid>. */
+void bp_profile_fork_child(void);
 
 /* ---- report.c ----------------------------------------------------------- */
 
 /* One row of the profile: a region function, or the overflow row (fn NULL). */
 struct bp_profile_row {
     const void *fn;
+    char *name, *module; /* symbol+0xoffset and module path (dladdr) */
     uint64_t calls;
     int64_t wall_ns, gap_before_ns, gap_after_ns, wait_ns, wait_t0_ns;
     uint64_t barriers;
@@ -144,6 +148,10 @@ struct bp_profile_totals {
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
     uint64_t regions, barriers;
 };
+/* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)
+ * and give its module's path, both newly allocated (NULL when out of
+ * memory). */
+void bp_name_function(const void *fn, char **name, char **module);
 /* Write the text report (sorted by wall time) to `out`, and the JSON profile
  * to `json_path` when not NULL. Sorts `rows` in place. */
 void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_totals *tot,

@@ -176,11 +176,13 @@ BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_na
     (void)lck;
 }
 
+/* clang calls the outlined function itself between these two, so the
+ * profile names an outermost serialized region by its call site. */
 BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
-    bp_serial_begin(bp_self());
+    bp_serial_begin(bp_self(), __builtin_return_address(0));
 }
 
 BP_API void __kmpc_end_serialized_parallel(ident_t *loc, int32_t gtid)

@@ -53,7 +53,8 @@ struct bp_slot {
     const struct bp_region *_Atomic region;
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
-    _Atomic int64_t wait_ns; /* profiling: the worker's barrier waits in the region */
+    _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
+    _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
 };
@@ -103,6 +104,20 @@ static void pin_thread(pthread_t thread, int cpu)
     (void)pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
+/* fork_lock, with the holding thread marked in its own state (the destructor
+ * asks whether it holds the lock). */
+static void fork_lock(void)
+{
+    pthread_mutex_lock(&pool.fork_lock);
+    self.holds_fork_lock = 1;
+}
+
+static void fork_unlock(void)
+{
+    self.holds_fork_lock = 0;
+    pthread_mutex_unlock(&pool.fork_lock);
+}
+
 static int atfork_locked; /* the forking thread holds fork_lock for fork() */
 
 static void atfork_prepare(void)
@@ -111,7 +126,7 @@ static void atfork_prepare(void)
      * does and waits for it: fork() from a region gives a child that must not
      * start regions (as with libgomp). */
     if (self.level == 0) {
-        pthread_mutex_lock(&pool.fork_lock);
+        fork_lock();
         atfork_locked = 1;
     }
 }
@@ -120,7 +135,7 @@ static void atfork_parent(void)
 {
     if (atfork_locked) {
         atfork_locked = 0;
-        pthread_mutex_unlock(&pool.fork_lock);
+        fork_unlock();
     }
 }
 
@@ -128,11 +143,12 @@ static void atfork_child(void)
 {
     /* The workers did not come along: the pool starts again from one thread. */
     atfork_locked = 0;
+    self.holds_fork_lock = 0;
     pthread_mutex_init(&pool.fork_lock, NULL);
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
-    bp_profile_clear(); /* the parent reports its own regions */
+    bp_profile_fork_child(); /* the parent reports its own regions */
     if (pool.slots != NULL)
         memset(pool.slots, 0, sizeof(struct bp_slot) *
                                   (size_t)atomic_load_explicit(&pool.max_threads,
@@ -215,8 +231,11 @@ static void *worker_main(void *arg)
         t->singles = 0;
         t->wait_ns = 0;
         r->run(id, r->ctx);
-        /* relaxed: published by the join's release in bp_flag_set */
-        atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
+        if (bp_profiling) {
+            /* relaxed: published by the join's release in bp_flag_set */
+            atomic_store_explicit(&slot->joined_ns, bp_now_ns(), memory_order_relaxed);
+            atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
+        }
         t->level = 0;
         t->active_level = 0;
         t->tid = 0;
@@ -308,8 +327,19 @@ static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
     t->level = saved.level;
 }
 
-/* Run the region on thread 0 and workers 1..team_size-1; fork_lock held. */
-static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx)
+/* What profiling learns of one region. */
+struct region_profile {
+    int64_t end_ns;     /* the end of the join */
+    int64_t wait_ns;    /* barrier waits of all threads, the join's included */
+    int64_t wait_t0_ns; /* the same for thread 0 */
+    uint32_t barriers;  /* barrier episodes, the join included */
+};
+
+/* Run the region on thread 0 and workers 1..team_size-1; fork_lock held.
+ * With prof (profiling), the join counts as the region's closing barrier:
+ * every thread waits there from its arrival to the end of the join. */
+static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
+                     struct region_profile *prof)
 {
     struct bp_region *r = &pool.region;
     r->run = run;
@@ -334,11 +364,27 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
     t->active_level = 1;
     t->epoch = r->epoch_base;
     t->singles = 0;
+    t->wait_ns = 0;
+    t->barriers = 0;
     run(0, ctx);
+    int64_t joined_ns = prof ? bp_now_ns() : 0;
     uint32_t end = ++t->epoch;
     for (int i = 1; i < team_size; i++)
         bp_flag_wait(&pool.slots[i].arrive, end); /* the join */
     pool.epoch = end;
+    if (prof) {
+        prof->end_ns = bp_now_ns();
+        prof->wait_t0_ns = t->wait_ns + (prof->end_ns - joined_ns);
+        prof->wait_ns = prof->wait_t0_ns;
+        for (int i = 1; i < team_size; i++) {
+            struct bp_slot *slot = &pool.slots[i];
+            /* relaxed: ordered after the join's acquire */
+            int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
+            int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
+            prof->wait_ns += w + (prof->end_ns - j);
+        }
+        prof->barriers = t->barriers + 1;
+    }
     t->tid = saved.tid;
     t->team_size = saved.team_size;
     t->level = saved.level;
@@ -362,12 +408,15 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
         return;
     }
 
-    pthread_mutex_lock(&pool.fork_lock);
+    /* Profiled regions, teams of one too, are timed inside fork_lock, so
+     * regions never overlap in time. */
+    fork_lock();
     if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
-        pthread_mutex_unlock(&pool.fork_lock);
+        fork_unlock();
         run_serial(t, run, ctx);
         return;
     }
+    int64_t start_ns = bp_profiling ? bp_now_ns() : 0; /* pool growth is part of it */
     if (team_size > 1) {
         grow(team_size);
         int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
@@ -375,26 +424,24 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
             team_size = threads; /* fewer workers could be started */
     }
     if (!bp_profiling) {
-        run_team(t, team_size, run, ctx);
-        pthread_mutex_unlock(&pool.fork_lock);
+        if (team_size > 1)
+            run_team(t, team_size, run, ctx, NULL);
+        else
+            run_serial(t, run, ctx);
+        fork_unlock();
         return;
     }
-
-    /* Profiled: timed inside fork_lock, so regions never overlap in time. */
-    t->wait_ns = 0;
-    t->barriers = 0;
-    int64_t start = bp_now_ns();
-    if (team_size > 1)
-        run_team(t, team_size, run, ctx);
-    else
-        run_serial(t, run, ctx); /* a team of one is a region too */
-    int64_t end = bp_now_ns();
-    int64_t wait = t->wait_ns;
-    for (int i = 1; i < team_size; i++)
-        /* relaxed: ordered after the join's acquire */
-        wait += atomic_load_explicit(&pool.slots[i].wait_ns, memory_order_relaxed);
-    bp_profile_region(fn, start, end, team_size, wait, t->wait_ns, t->barriers);
-    pthread_mutex_unlock(&pool.fork_lock);
+    struct region_profile prof;
+    if (team_size > 1) {
+        run_team(t, team_size, run, ctx, &prof);
+    } else {
+        t->barriers = 0;
+        run_serial(t, run, ctx);
+        prof = (struct region_profile){bp_now_ns(), 0, 0, t->barriers + 1};
+    }
+    bp_profile_region(fn, start_ns, prof.end_ns, team_size, prof.wait_ns, prof.wait_t0_ns,
+                      prof.barriers);
+    fork_unlock();
 }
 
 static void barrier_wait(struct bp_thread *t)
@@ -499,9 +546,11 @@ void bp_reduce_end(struct bp_thread *t)
 struct bp_serial {
     struct bp_serial *prev;
     int tid, team_size, active_level;
+    const void *fn;   /* profiling an outermost serialized region: its name, */
+    int64_t start_ns; /* its start (fork_lock held until its end) */
 };
 
-void bp_serial_begin(struct bp_thread *t)
+void bp_serial_begin(struct bp_thread *t, const void *fn)
 {
     struct bp_serial *s = malloc(sizeof *s);
     if (s == NULL)
@@ -510,8 +559,17 @@ void bp_serial_begin(struct bp_thread *t)
     s->tid = t->tid;
     s->team_size = t->team_size;
     s->active_level = t->active_level;
+    s->fn = NULL;
     t->serial = s;
     t->pushed_threads = 0; /* clang pushes num_threads before testing if() */
+    if (bp_profiling && t->level == 0 &&
+        !atomic_load_explicit(&pool.shut_down, memory_order_acquire)) {
+        /* an outermost region of one thread, timed like bp_fork's */
+        fork_lock();
+        s->fn = fn;
+        s->start_ns = bp_now_ns();
+        t->barriers = 0;
+    }
     t->tid = 0;
     t->team_size = 1;
     t->level++;
@@ -527,27 +585,42 @@ void bp_serial_end(struct bp_thread *t)
     t->team_size = s->team_size;
     t->active_level = s->active_level;
     t->level--;
+    if (s->fn != NULL) {
+        bp_profile_region(s->fn, s->start_ns, bp_now_ns(), 1, 0, 0, t->barriers + 1);
+        fork_unlock();
+    }
     free(s);
 }
 
 /* Stop and join the workers before the library's code goes away (dlclose)
- * or the process exits. Regions that start later run on their caller alone.
- * Joining is skipped where it cannot finish: when the destructor runs on a
- * pool thread or inside a region (exit() from region code), or while another
- * thread is running a region; at process exit the kernel ends those threads. */
+ * or the process exits, and print the profile. Regions that start later run
+ * on their caller alone. Joining is skipped where it cannot finish: when the
+ * destructor runs inside a region (exit() from region code: on its thread 0
+ * the profile is still printed, as it is complete up to that region), or
+ * when another thread's region does not end within a second; at process
+ * exit the kernel ends those threads. */
 __attribute__((destructor)) static void pool_shutdown(void)
 {
     bp_config_load();
     if (bp_config.profile)
         ensure_init(); /* a profiled run reports even when it ran no region */
-    if (self.level > 0 || pthread_mutex_trylock(&pool.fork_lock) != 0) {
-        if (bp_profiling)
-            bp_warn("profile not reported: a region was still running at exit");
-        /* release: pairs with the acquire in bp_fork; regions go serial */
-        atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
+    /* release: pairs with the acquire in bp_fork; from now on regions run
+     * serially */
+    atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
+    if (self.holds_fork_lock) {
+        bp_profile_report();
         return;
     }
-    atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    if (self.level > 0 || pthread_mutex_timedlock(&pool.fork_lock, &deadline) != 0) {
+        if (bp_profiling)
+            bp_warn("profile not reported: a region was still running when the pool shut "
+                    "down");
+        return;
+    }
+    self.holds_fork_lock = 1;
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
     for (int i = 1; i < threads; i++) {
         struct bp_slot *slot = &pool.slots[i];
@@ -566,5 +639,5 @@ __attribute__((destructor)) static void pool_shutdown(void)
     if (pool.caller_pinned && pthread_equal(pool.caller_thread, pthread_self()))
         pthread_setaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask);
     pool.caller_pinned = 0;
-    pthread_mutex_unlock(&pool.fork_lock);
+    fork_unlock();
 }

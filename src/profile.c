@@ -12,11 +12,15 @@
  * (gap_before) and to the one it follows (gap_after).
  *
  * The table. Functions are found by address in an open-addressed table of
- * BUDDY_THREAD_POOL_PROFILE_SLOTS rows. When every row is taken, a new
- * function is counted in the overflow row `other+0x0` (one warning), so the
- * calls of all rows always add up to the number of regions. */
+ * twice BUDDY_THREAD_POOL_PROFILE_SLOTS buckets, of which at most that many
+ * are used, so a search always ends at an empty bucket. A function is named
+ * (dladdr) when it takes its row, while its code is surely mapped. When the
+ * rows are all taken, a new function is counted in the overflow row
+ * `other+0x0` (one warning), so the calls of all rows always add up to the
+ * number of regions. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -25,14 +29,21 @@ int bp_profiling;
 #endif
 
 static struct {
-    struct bp_profile_row *rows; /* `slots` rows (and a spare); fn == NULL: free */
+    struct bp_profile_row *buckets; /* 2 * slots; fn == NULL: empty */
     size_t slots, used;
     struct bp_profile_row other; /* the overflow row */
     int warned;
+    int in_child;                /* this process is a child of fork() */
     struct bp_profile_totals tot;
     int64_t first_start_ns, last_end_ns;
     struct bp_profile_row *last; /* row of the previous region, for gap_after */
 } prof;
+
+static int alloc_table(void)
+{
+    prof.buckets = calloc(2 * prof.slots, sizeof *prof.buckets);
+    return prof.buckets != NULL ? 0 : -1;
+}
 
 void bp_profile_init(void)
 {
@@ -43,9 +54,8 @@ void bp_profile_init(void)
     if (!bp_config.profile)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
-    /* one spare row: the report appends the overflow row after the table */
-    prof.rows = calloc(prof.slots + 1, sizeof *prof.rows);
-    if (prof.rows == NULL) {
+    prof.other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
+    if (alloc_table() != 0) {
         bp_warn("out of memory for %zu profile slots; profiling is off", prof.slots);
         return;
     }
@@ -53,36 +63,60 @@ void bp_profile_init(void)
 #endif
 }
 
-void bp_profile_clear(void)
+/* Forget every row and total; the table is freed, not cleared, so a huge one
+ * costs nothing in a child of fork(). */
+static void clear(void)
 {
-    if (prof.rows != NULL)
-        memset(prof.rows, 0, (prof.slots + 1) * sizeof *prof.rows);
+    if (prof.buckets != NULL) {
+        for (size_t i = 0; i < 2 * prof.slots; i++) {
+            free(prof.buckets[i].name);
+            free(prof.buckets[i].module);
+        }
+        free(prof.buckets);
+        prof.buckets = NULL;
+    }
     prof.used = 0;
-    memset(&prof.other, 0, sizeof prof.other);
+    prof.warned = 0;
     memset(&prof.tot, 0, sizeof prof.tot);
+    prof.other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
     prof.first_start_ns = prof.last_end_ns = 0;
     prof.last = NULL;
 }
 
+void bp_profile_fork_child(void)
+{
+    if (!bp_profiling)
+        return;
+    prof.in_child = 1;
+    clear();
+    if (alloc_table() != 0)
+        bp_fatal("profile: out of memory in a child of fork()");
+}
+
 static struct bp_profile_row *row_of(const void *fn)
 {
-    size_t h = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % prof.slots;
-    for (size_t k = 0; k < prof.slots; k++) {
-        struct bp_profile_row *r = &prof.rows[(h + k) % prof.slots];
+    size_t n = 2 * prof.slots;
+    size_t i = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % n;
+    for (;; i = (i + 1) % n) {
+        struct bp_profile_row *r = &prof.buckets[i];
         if (r->fn == fn)
             return r;
-        if (r->fn == NULL) {
-            r->fn = fn;
-            prof.used++;
-            return r;
+        if (r->fn == NULL)
+            break;
+    }
+    if (prof.used == prof.slots) {
+        if (!prof.warned) {
+            prof.warned = 1;
+            bp_warn("profile: more than %zu region functions (BUDDY_THREAD_POOL_PROFILE_SLOTS); "
+                    "the others are counted together as other+0x0", prof.slots);
         }
+        return &prof.other;
     }
-    if (!prof.warned) {
-        prof.warned = 1;
-        bp_warn("profile: more than %zu region functions (BUDDY_THREAD_POOL_PROFILE_SLOTS); "
-                "the others are counted together as other+0x0", prof.slots);
-    }
-    return &prof.other;
+    struct bp_profile_row *r = &prof.buckets[i];
+    r->fn = fn;
+    bp_name_function(fn, &r->name, &r->module);
+    prof.used++;
+    return r;
 }
 
 void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
@@ -115,17 +149,32 @@ void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int thr
 
 void bp_profile_report(void)
 {
-    if (!bp_profiling)
+    if (!bp_profiling || prof.buckets == NULL)
         return;
     struct bp_profile_totals tot = prof.tot;
+    /* A child of fork() that ran no region has nothing of its own to say. */
+    if (prof.in_child && tot.regions == 0)
+        return;
     tot.span_ns = tot.regions ? prof.last_end_ns - prof.first_start_ns : 0;
-    /* the rows in use, then the overflow row if it counted anything */
+    struct bp_profile_row *rows = malloc((prof.used + 1) * sizeof *rows);
+    if (rows == NULL) {
+        bp_warn("profile: out of memory for the report");
+        return;
+    }
     size_t n = 0;
-    for (size_t i = 0; i < prof.slots; i++)
-        if (prof.rows[i].fn != NULL)
-            prof.rows[n++] = prof.rows[i];
+    for (size_t i = 0; i < 2 * prof.slots; i++)
+        if (prof.buckets[i].fn != NULL)
+            rows[n++] = prof.buckets[i];
     if (prof.other.calls > 0)
-        prof.rows[n++] = prof.other;
-    bp_report_write(stderr, bp_config.profile_out, &tot, prof.rows, n);
-    bp_profile_clear();
+        rows[n++] = prof.other;
+    /* A child of fork() writes beside the parent's file, not over it. */
+    const char *path = bp_config.profile_out;
+    char child_path[4096];
+    if (path != NULL && prof.in_child) {
+        snprintf(child_path, sizeof child_path, "%s.%ld", path, (long)getpid());
+        path = child_path;
+    }
+    bp_report_write(stderr, path, &tot, rows, n);
+    free(rows);
+    clear();
 }

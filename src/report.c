@@ -1,7 +1,7 @@
 /* report.c: the profile's two writers: the text table printed on stderr and
- * the JSON file of DESIGN.md. Region functions are named with dladdr as
- * symbol+0xoffset (the nearest exported symbol when the outlined function
- * itself is local), or module+0xoffset when no symbol covers the address. */
+ * the JSON file of DESIGN.md, and the naming of region functions with dladdr
+ * as symbol+0xoffset, or module+0xoffset (offset from the module's base) when
+ * no exported symbol covers the address, as for a local outlined function. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -10,33 +10,32 @@
 
 #include "internal.h"
 
-struct name {
-    char fn[256];
-    const char *module; /* path, "" when unknown */
-};
-
-static void name_of(const void *fn, struct name *n)
+void bp_name_function(const void *fn, char **name, char **module)
 {
     Dl_info info;
-    n->module = "";
-    if (fn == NULL) {
-        snprintf(n->fn, sizeof n->fn, "other+0x0");
-        return;
-    }
+    char buf[64];
+    *name = *module = NULL;
     if (dladdr(fn, &info) == 0) {
-        snprintf(n->fn, sizeof n->fn, "0x%" PRIxPTR "+0x0", (uintptr_t)fn);
+        snprintf(buf, sizeof buf, "0x%" PRIxPTR "+0x0", (uintptr_t)fn);
+        *name = strdup(buf);
+        *module = strdup("");
         return;
     }
-    n->module = info.dli_fname ? info.dli_fname : "";
-    if (info.dli_sname != NULL && info.dli_saddr != NULL) {
-        snprintf(n->fn, sizeof n->fn, "%s+0x%" PRIxPTR, info.dli_sname,
-                 (uintptr_t)fn - (uintptr_t)info.dli_saddr);
-    } else {
-        const char *base = strrchr(n->module, '/');
-        base = base ? base + 1 : n->module;
-        snprintf(n->fn, sizeof n->fn, "%s+0x%" PRIxPTR, base[0] ? base : "?",
-                 (uintptr_t)fn - (uintptr_t)info.dli_fbase);
+    const char *path = info.dli_fname ? info.dli_fname : "";
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *sym = info.dli_sname;
+    uintptr_t from = (uintptr_t)info.dli_saddr;
+    if (sym == NULL || info.dli_saddr == NULL) {
+        sym = base[0] ? base : "?"; /* a local function: module+offset */
+        from = (uintptr_t)info.dli_fbase;
     }
+    snprintf(buf, sizeof buf, "+0x%" PRIxPTR, (uintptr_t)fn - from);
+    size_t len = strlen(sym) + strlen(buf) + 1;
+    *name = malloc(len);
+    if (*name != NULL)
+        snprintf(*name, len, "%s%s", sym, buf); /* never cut: the offset stays */
+    *module = strdup(path);
 }
 
 static int by_wall(const void *a, const void *b)
@@ -58,7 +57,7 @@ static void write_text(FILE *out, const struct bp_profile_totals *t,
                        const struct bp_profile_row *rows, size_t n)
 {
     fprintf(out, "\nbuddypool profile: %d threads, %" PRIu64 " regions, %" PRIu64
-                 " barriers, %zu region functions\n",
+                 " barriers, %zu rows\n",
             t->threads, t->regions, t->barriers, n);
     fprintf(out, "  span           %12.3f ms\n", ms(t->span_ns));
     fprintf(out, "  in regions     %12.3f ms  %5.1f%% of span\n", ms(t->regions_ns),
@@ -71,14 +70,14 @@ static void write_text(FILE *out, const struct bp_profile_totals *t,
             "function  module");
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
-        struct name nm;
-        name_of(r->fn, &nm);
-        const char *base = strrchr(nm.module, '/');
+        const char *name = r->name ? r->name : "?+0x0";
+        const char *module = r->module ? r->module : "";
+        const char *base = strrchr(module, '/');
         fprintf(out, "  %9" PRIu64 " %11.3f %5.1f%% %11.3f %5.1f%% %11.3f %11.3f %11.3f %9" PRIu64
                      "  %s  %s\n",
                 r->calls, ms(r->wall_ns), share(r->wall_ns, t->span_ns), ms(r->gap_before_ns),
                 share(r->gap_before_ns, t->span_ns), ms(r->gap_after_ns), ms(r->wait_ns),
-                ms(r->wait_t0_ns), r->barriers, nm.fn, base ? base + 1 : nm.module);
+                ms(r->wait_t0_ns), r->barriers, name, base ? base + 1 : module);
     }
     fprintf(out,
             "\n  calls: regions run; wall: fork to join on thread 0; wall%%, gap%%: share of the span.\n"
@@ -88,20 +87,45 @@ static void write_text(FILE *out, const struct bp_profile_totals *t,
             "    time the process spent outside the model.\n"
             "  barwait: time all threads waited in the function's barriers, from arrival to\n"
             "    release; bw_t0: thread 0 alone; barriers: barrier episodes (explicit\n"
-            "    barriers and reductions), all threads arriving once counting one.\n\n");
+            "    barriers, reductions and the join that ends each region), all threads\n"
+            "    arriving once counting one.\n\n");
 }
 
-static void json_string(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
+static int utf8_len(const unsigned char *s)
 {
+    if (s[0] > 0xf4)
+        return 0;
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 (a path may hold any) become
+ * U+FFFD, so the file always parses. */
+static void json_string(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
+    while (*s) {
+        if (*s == '"' || *s == '\\') {
+            fprintf(f, "\\%c", *s++);
+        } else if (*s < 0x20) {
+            fprintf(f, "\\u%04x", *s++);
+        } else if (*s < 0x80) {
+            fputc(*s++, f);
+        } else {
+            int n = utf8_len(s);
+            if (n == 0) {
+                fputs("\\ufffd", f);
+                s++;
+            } else {
+                fwrite(s, 1, (size_t)n, f);
+                s += n;
+            }
+        }
     }
     fputc('"', f);
 }
@@ -119,12 +143,10 @@ static int write_json(const char *path, const struct bp_profile_totals *t,
             t->barriers);
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
-        struct name nm;
-        name_of(r->fn, &nm);
         fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-        json_string(f, nm.fn);
+        json_string(f, r->name ? r->name : "?+0x0");
         fprintf(f, ", \"module\": ");
-        json_string(f, nm.module);
+        json_string(f, r->module);
         fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"calls\": %" PRIu64
                    ", \"wall_ns\": %" PRId64 ", \"gap_before_ns\": %" PRId64
                    ", \"gap_after_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64

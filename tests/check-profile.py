@@ -12,12 +12,15 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
   bad-out   test-profile with an unwritable JSON path: a message naming the
             path, and the text report still printed
   unloads   PROGRAM is test-dlopen LIBRARY N: one report per unload, N in all
+  fork      PROGRAM is test-fork: the parent's JSON keeps its own regions; each
+            of the 10 children writes its 400 regions to PATH.<pid>
 """
 import json
 import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 
 failures = []
@@ -77,6 +80,17 @@ def addresses(stdout):
 def main():
     mode, program, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     tmp = tempfile.mkdtemp()
+    try:
+        check_mode(mode, program, args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("check-profile %s: %d failures" % (mode, len(failures)))
+        sys.exit(1)
+    print("check-profile %s: all checks passed" % mode)
+
+
+def check_mode(mode, program, args, tmp):
     out = os.path.join(tmp, "profile.json")
     if mode == "bad-out":
         bad = os.path.join(tmp, "no-such-dir", "profile.json")
@@ -92,29 +106,55 @@ def main():
         prof = load(out)
         invariants(prof, p.stderr)
         tot, fns = prof["totals"], prof["functions"]
-        expect = {"region_a": (3, 6), "region_b": (5, 0), "region_c": (7, 14), "region_d": (4, 4)}
-        check(tot["regions"] == 19, "19 regions (got %d)" % tot["regions"])
-        check(tot["barriers"] == 24, "24 barrier episodes (got %d)" % tot["barriers"])
-        # 18 gaps, each at least the 2 ms of serial work before the region
-        check(tot["gaps_ns"] >= 18 * 2000000, "gaps hold the serial work (%d ns)" % tot["gaps_ns"])
+        seq = re.search(r"^sequence=(\w+)$", p.stdout, re.M).group(1)
+        threads = int(re.search(r"^threads=(\d+)$", p.stdout, re.M).group(1))
+        # barrier episodes per call, the closing join included
+        per_call = {"a": 3, "b": 1, "c": 3, "d": 2, "e": 2, "f": 1}
+        check(tot["regions"] == len(seq), "%d regions (got %d)" % (len(seq), tot["regions"]))
+        check(tot["barriers"] == sum(per_call[c] for c in seq),
+              "%d barrier episodes (got %d)" % (sum(per_call[c] for c in seq), tot["barriers"]))
+        check(prof["threads"] == threads, "threads %d == the pool's %d" % (prof["threads"], threads))
+        # every gap holds at least the 2 ms of serial work between two regions
+        check(tot["gaps_ns"] >= (len(seq) - 1) * 2000000, "gaps hold the serial work (%d ns)" % tot["gaps_ns"])
         addr = addresses(p.stdout)
-        check(set(addr) == set(expect), "the program printed its functions' addresses")
         by_addr = {int(f["address"], 16): f for f in fns}
+        rows = {}
+        for c in per_call:
+            if c == "f":
+                f = [x for x in fns if x["name"].startswith("main+0x")]
+                rows[c] = f[0] if len(f) == 1 else None
+            else:
+                rows[c] = by_addr.get(addr.get("region_" + c))
         if mode == "known":
-            check(len(fns) == 4, "four rows (got %d)" % len(fns))
+            check(len(fns) == 6, "six rows (got %d)" % len(fns))
             check("BUDDY_THREAD_POOL_PROFILE_SLOTS" not in p.stderr, "no overflow warning")
-            for name, (calls, barriers) in expect.items():
-                f = by_addr.get(addr.get(name))
+            for c, f in rows.items():
+                name = "region_" + c if c != "f" else "the serialized region"
                 check(f is not None, "a row for %s" % name)
                 if f is None:
                     continue
+                calls = seq.count(c)
+                not_first = calls - (seq[0] == c)
+                not_last = calls - (seq[-1] == c)
                 check(f["calls"] == calls, "%s: calls %d == %d" % (name, f["calls"], calls))
-                check(f["barriers"] == barriers, "%s: barriers %d == %d" % (name, f["barriers"], barriers))
-                check(f["name"] == name + "+0x0", "%s named %r by dladdr" % (name, f["name"]))
+                check(f["barriers"] == calls * per_call[c],
+                      "%s: barriers %d == %d" % (name, f["barriers"], calls * per_call[c]))
+                if c != "f":
+                    check(f["name"] == "region_%s+0x0" % c, "%s named %r by dladdr" % (name, f["name"]))
                 check(os.path.realpath(f["module"]) == os.path.realpath(program),
                       "%s: module %r is the program" % (name, f["module"]))
-                check(f["gap_before_ns"] >= (calls - (name == "region_a")) * 2000000,
-                      "%s: gap_before holds the serial work before it" % name)
+                check(f["gap_before_ns"] >= not_first * 2000000, "%s: gap_before holds the serial work before it" % name)
+                check(f["gap_after_ns"] >= not_last * 2000000, "%s: gap_after holds the serial work after it" % name)
+                line = re.search(r"^\s+%d\s.*\s%s\s" % (calls, re.escape(f["name"])), p.stderr, re.M)
+                check(line is not None, "%s: the text report has its row with %d calls" % (name, calls))
+            e = rows["e"]
+            if e is not None and threads >= 2:
+                # the others wait about 20 ms for the late thread, twice
+                check(e["barrier_wait_t0_ns"] >= 2 * 19000000, "e: thread 0 waited for the late thread (%d ns)" % e["barrier_wait_t0_ns"])
+                check(e["barrier_wait_ns"] >= 2 * (threads - 1) * 19000000,
+                      "e: all threads but the late one waited (%d ns)" % e["barrier_wait_ns"])
+                check(e["barrier_wait_ns"] - e["barrier_wait_t0_ns"] >= 2 * (threads - 2) * 19000000,
+                      "e: the workers' waits are collected")
         else:
             other = [f for f in fns if f["name"] == "other+0x0"]
             check(len(other) == 1, "one other+0x0 row")
@@ -122,10 +162,12 @@ def main():
             # the first two functions to run take the two slots
             named = sorted(f["name"] for f in fns if f["name"] != "other+0x0")
             check(named == ["region_a+0x0", "region_b+0x0"], "the slots hold %s" % named)
+            rest = [c for c in seq if c not in "ab"]
             if other:
-                check(other[0]["calls"] == 7 + 4, "other+0x0 holds region_c's and region_d's "
-                      "11 calls (got %d)" % other[0]["calls"])
-                check(other[0]["barriers"] == 14 + 4, "other+0x0 holds their 18 barriers")
+                check(other[0]["calls"] == len(rest), "other+0x0 holds the other functions' "
+                      "%d calls (got %d)" % (len(rest), other[0]["calls"]))
+                check(other[0]["barriers"] == sum(per_call[c] for c in rest),
+                      "other+0x0 holds their barriers")
             check(p.stderr.count("BUDDY_THREAD_POOL_PROFILE_SLOTS") == 1, "exactly one overflow warning")
     elif mode == "threads":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out,
@@ -143,6 +185,17 @@ def main():
         invariants(prof, p.stderr)
         # each load runs the two kernels three times
         check(sorted(f["calls"] for f in prof["functions"]) == [3, 3], "the last load's calls are [3, 3]")
+    elif mode == "fork":
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        check(prof["totals"]["regions"] >= 2 * (10 + 10 * 200), "the parent's JSON has its own regions "
+              "(%d)" % prof["totals"]["regions"])
+        children = [f for f in os.listdir(tmp) if re.fullmatch(r"profile\.json\.\d+", f)]
+        check(len(children) == 10, "ten children wrote PATH.<pid> (got %d)" % len(children))
+        for c in children:
+            cp = load(os.path.join(tmp, c))
+            check(cp["totals"]["regions"] == 400, "child %s: 400 regions (got %d)" % (c, cp["totals"]["regions"]))
+        check(p.stderr.count("buddypool profile:") == 11, "a report from the parent and each child")
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)
@@ -150,10 +203,6 @@ def main():
         check(prof["totals"]["regions"] > 0, "some regions were profiled")
     else:
         sys.exit("check-profile.py: unknown mode " + mode)
-    if failures:
-        print("check-profile %s: %d failures" % (mode, len(failures)))
-        sys.exit(1)
-    print("check-profile %s: all checks passed" % mode)
 
 
 main()

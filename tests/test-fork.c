@@ -40,11 +40,12 @@ static void check_regions(int rounds)
 
 static void fork_and_check(void)
 {
+    fflush(stdout);
     pid_t pid = fork();
     CHECK_GE(pid, 0);
     if (pid == 0) {
         check_regions(200);
-        _exit(0);
+        exit(0); /* destructors run: the child's pool stops (and reports) */
     }
     check_regions(200); /* the parent goes on meanwhile */
     int status = 0;

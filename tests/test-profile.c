@@ -1,15 +1,20 @@
 /* test-profile.c: known regions for the profiling tests (check-profile.py
  * runs it with BUDDY_THREAD_POOL_PROFILE=1 and reads the JSON it leaves).
- * Prints the address of each region function, then runs:
- *   region_a  3 calls, 2 barriers each, a nested region inside (not counted)
- *   region_b  5 calls (buddypool_parallel_for), no barrier
- *   region_c  7 calls (__kmpc_fork_call), one reduction and one barrier each
- *   region_d  4 calls on a team of one, one barrier each
- * with 2 ms of serial work before each region but the first. The functions
- * are exported (the test links with -rdynamic) so dladdr names them. */
+ * Prints the address of each region function and the order it runs them in
+ * (`sequence=`), with 2 ms of serial work before every region but the first:
+ *   a  buddypool_parallel, 2 barriers and a nested region (not counted)
+ *   b  buddypool_parallel_for, no barrier
+ *   c  __kmpc_fork_call, one reduction and one barrier
+ *   d  buddypool_parallel on a team of one, one barrier
+ *   e  buddypool_parallel whose last thread arrives 20 ms late at its barrier
+ *   f  an outermost __kmpc_serialized_parallel region (clang's if(0)), named
+ *      by its call site in main
+ * The functions are exported (the test links with -rdynamic) so dladdr
+ * names them. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "buddypool.h"
@@ -22,12 +27,23 @@ void __kmpc_barrier(void *loc, int32_t gtid);
 int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void *data,
                       void (*fn)(void *, void *), kmp_critical_name *lck);
 void __kmpc_end_reduce(void *loc, int32_t gtid, kmp_critical_name *lck);
+void __kmpc_serialized_parallel(void *loc, int32_t gtid);
+void __kmpc_end_serialized_parallel(void *loc, int32_t gtid);
 int omp_get_thread_num(void);
 
 void region_a(int thread, int team_size, void *ctx);
 void region_b(int64_t begin, int64_t end, void *ctx);
 void region_c(int32_t *gtid, int32_t *btid, long *total);
 void region_d(int thread, int team_size, void *ctx);
+void region_e(int thread, int team_size, void *ctx);
+
+static const char sequence[] = "abcdabcdabcdbcbcceefff";
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000L * 1000L};
+    nanosleep(&ts, NULL);
+}
 
 static void nested(int thread, int team_size, void *ctx) {}
 
@@ -65,39 +81,48 @@ void region_d(int thread, int team_size, void *ctx)
     buddypool_barrier();
 }
 
-static void serial_work(void)
+void region_e(int thread, int team_size, void *ctx)
 {
-    struct timespec ts = {0, 2 * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    if (thread == team_size - 1)
+        sleep_ms(20);
+    buddypool_barrier();
 }
 
 int main(void)
 {
-    printf("region_a=%p\nregion_b=%p\nregion_c=%p\nregion_d=%p\n", (void *)region_a,
-           (void *)region_b, (void *)region_c, (void *)region_d);
+    printf("region_a=%p\nregion_b=%p\nregion_c=%p\nregion_d=%p\nregion_e=%p\nsequence=%s\n",
+           (void *)region_a, (void *)region_b, (void *)region_c, (void *)region_d,
+           (void *)region_e, sequence);
+    printf("threads=%d\n", buddypool_max_threads());
     fflush(stdout);
-    int first = 1;
-    for (int k = 0; k < 7; k++) {
-        if (k < 3) {
-            if (!first)
-                serial_work();
-            first = 0;
+    int n = buddypool_max_threads();
+    for (const char *p = sequence; *p; p++) {
+        if (p != sequence)
+            sleep_ms(2);
+        long total = 0;
+        _Atomic long sum = 0;
+        switch (*p) {
+        case 'a':
             CHECK_EQ(buddypool_parallel(0, region_a, NULL), 0);
-        }
-        if (k < 5) {
-            serial_work();
-            _Atomic long sum = 0;
+            break;
+        case 'b':
             CHECK_EQ(buddypool_parallel_for(1000, region_b, &sum), 0);
             CHECK_EQ(atomic_load(&sum), 999L * 1000 / 2);
-        }
-        serial_work();
-        long total = 0;
-        __kmpc_fork_call(NULL, 1, (kmpc_micro)region_c, &total);
-        int n = buddypool_max_threads();
-        CHECK_EQ(total, (long)n * (n + 1) / 2);
-        if (k < 4) {
-            serial_work();
+            break;
+        case 'c':
+            __kmpc_fork_call(NULL, 1, (kmpc_micro)region_c, &total);
+            CHECK_EQ(total, (long)n * (n + 1) / 2);
+            break;
+        case 'd':
             CHECK_EQ(buddypool_parallel(1, region_d, NULL), 0);
+            break;
+        case 'e':
+            CHECK_EQ(buddypool_parallel(0, region_e, NULL), 0);
+            break;
+        case 'f':
+            __kmpc_serialized_parallel(NULL, 0);
+            __kmpc_end_serialized_parallel(NULL, 0);
+            break;
         }
     }
     return 0;
