@@ -3,11 +3,13 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # The compiler, CMake, pkg-config for the install test, python3 for the
-# profile checks, and the MLIR 22 tools (mlir-opt, mlir-translate, llc) that
-# lower the test kernels.
-PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22
+# profile checks, the MLIR 22 tools (mlir-opt, mlir-translate, llc) that
+# lower the test kernels, and clang 22 with LLVM's libomp for the builds the
+# benchmarks compare (libgomp comes with gcc).
+PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
+	clang-22 libomp-22-dev
 
-.PHONY: all deps build check demo bench install clean
+.PHONY: all deps build check demo bench bench-quick install clean
 
 all: build
 
@@ -21,12 +23,20 @@ build: deps
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The decode benchmark's default model (Qwen3-shaped, 28 layers, synthetic
+# weights) on the pool, with its profile.
 demo: build
-	BUDDY_THREAD_POOL_PROFILE=1 $(BUILD)/examples/demo
+	BUDDY_THREAD_POOL_PROFILE=1 $(BUILD)/bench/decode/decode-buddypool --config default
 
-# Benchmarks print numbers; nothing here is a pass/fail test.
+# Benchmarks print numbers; nothing here is a pass/fail test. `bench` is the
+# full comparison for the README (tens of minutes); `bench-quick` a look in
+# about a minute. Tables, raw runs and a plot go to $(BUILD)/bench-results.
 bench: build
+	python3 bench/compare.py $(BUILD)
 	sh bench/profile-overhead.sh $(BUILD) 7 300
+
+bench-quick: build
+	python3 bench/compare.py $(BUILD) --quick
 
 install: build
 	cmake --install $(BUILD)

@@ -1,0 +1,58 @@
+# Building one OpenMP program for several runtimes, to compare them:
+#   libomp    clang-22 -fopenmp objects linked with LLVM's libomp (Debian's
+#             libomp-22-dev, found in /usr/lib/llvm-22/lib, rpath set)
+#   libgomp   gcc -fopenmp objects linked with GNU libgomp
+#   buddypool clang-22 -fopenmp objects linked with libbuddypool instead of
+#             libomp: no OpenMP runtime is loaded
+# The project's C compiler is gcc; clang-22 objects come from custom commands.
+find_program(BP_CLANG NAMES clang-22 HINTS /usr/lib/llvm-22/bin REQUIRED)
+find_library(BP_LIBOMP NAMES omp PATHS /usr/lib/llvm-22/lib NO_DEFAULT_PATH REQUIRED)
+get_filename_component(BP_LIBOMP_DIR ${BP_LIBOMP} DIRECTORY)
+
+# bp_openmp_object(<out-var> <src.c> COMPILER clang|gcc NAME <base>
+#                  [FLAGS flag...] [INCLUDES dir...])
+# Compiles <src.c> with -O2 -fopenmp (and -ffp-contract=off, so every build
+# rounds alike) into ${CMAKE_CURRENT_BINARY_DIR}/<base>.o.
+function(bp_openmp_object out src)
+  cmake_parse_arguments(A "" "COMPILER;NAME" "FLAGS;INCLUDES" ${ARGN})
+  if(A_COMPILER STREQUAL "clang")
+    set(cc ${BP_CLANG})
+  elseif(A_COMPILER STREQUAL "gcc")
+    set(cc ${CMAKE_C_COMPILER})
+  else()
+    message(FATAL_ERROR "bp_openmp_object: COMPILER must be clang or gcc, not '${A_COMPILER}'")
+  endif()
+  get_filename_component(abs ${src} ABSOLUTE)
+  set(obj ${CMAKE_CURRENT_BINARY_DIR}/${A_NAME}.o)
+  set(incs)
+  foreach(d IN LISTS A_INCLUDES)
+    list(APPEND incs -I${d})
+  endforeach()
+  add_custom_command(
+    OUTPUT ${obj}
+    COMMAND ${cc} -std=gnu11 -O2 -fopenmp -fPIC -ffp-contract=off ${incs} ${A_FLAGS}
+            -c ${abs} -o ${obj}
+    DEPENDS ${abs}
+    COMMENT "Compiling ${src} with ${A_COMPILER} -fopenmp (${A_NAME})"
+    VERBATIM)
+  set(${out} ${obj} PARENT_SCOPE)
+endfunction()
+
+# bp_openmp_program(<name> RUNTIME libomp|libgomp|buddypool
+#                   OBJECTS obj... [LIBS lib...])
+function(bp_openmp_program name)
+  cmake_parse_arguments(A "" "RUNTIME" "OBJECTS;LIBS" ${ARGN})
+  add_executable(${name} ${A_OBJECTS})
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
+  if(A_RUNTIME STREQUAL "libomp")
+    target_link_libraries(${name} PRIVATE ${BP_LIBOMP} ${A_LIBS} m)
+    set_target_properties(${name} PROPERTIES BUILD_RPATH ${BP_LIBOMP_DIR})
+  elseif(A_RUNTIME STREQUAL "libgomp")
+    target_link_options(${name} PRIVATE -fopenmp)
+    target_link_libraries(${name} PRIVATE ${A_LIBS} m)
+  elseif(A_RUNTIME STREQUAL "buddypool")
+    target_link_libraries(${name} PRIVATE buddypool_static ${A_LIBS} m)
+  else()
+    message(FATAL_ERROR "bp_openmp_program: RUNTIME must be libomp, libgomp or buddypool")
+  endif()
+endfunction()
