@@ -20,6 +20,10 @@ for r in $(seq "$rounds"); do
     BUDDY_THREAD_POOL_PROFILE=1 "$bench/step" "$steps" 2>/dev/null |
         sed -n 's/.*median=\([0-9.]*\).*/\1/p' >>"$tmp/on"
 done
+# a variant that crashed leaves fewer numbers than rounds: stop there
+for v in none off on; do
+    [ "$(wc -l <"$tmp/$v")" -eq "$rounds" ] || { echo "profile-overhead: the '$v' runs failed" >&2; exit 1; }
+done
 stat() { sort -n "$tmp/$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f", v[int((NR+1)/2)], v[1]}'; }
 set -- $(stat none) $(stat off) $(stat on)
 echo "profiling overhead: $(nproc) CPUs, $rounds rounds of $steps steps, 336 regions per step"

@@ -165,6 +165,7 @@ void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_t
                      struct bp_profile_row *rows, size_t nrows)
 {
     qsort(rows, nrows, sizeof *rows, by_wall);
+    fflush(stdout); /* the program's own output first, when both go to one file */
     write_text(out, tot, rows, nrows);
     if (json_path != NULL) {
         int err = write_json(json_path, tot, rows, nrows);
