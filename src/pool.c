@@ -66,7 +66,7 @@ static struct {
     _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     int ncpus;
-    int *cpus;                   /* allowed CPUs in order; slot i runs on cpus[i % ncpus] */
+    int *cpus;                   /* allowed CPUs, the first caller's first; slot i runs on cpus[i % ncpus] */
     int caller_pinned;           /* OMP_PROC_BIND pinned caller_thread to cpus[0] */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
@@ -253,6 +253,17 @@ static void grow(int want)
         want = bp_max_team();
     if (have >= want)
         return;
+    /* The first start: the caller keeps the CPU it is running on now, and
+     * workers get the others, so none starts on the caller's CPU. */
+    if (have == 1) {
+        int cpu = sched_getcpu();
+        for (int i = 1; i < pool.ncpus; i++)
+            if (pool.cpus[i] == cpu) {
+                pool.cpus[i] = pool.cpus[0];
+                pool.cpus[0] = cpu;
+                break;
+            }
+    }
     /* Pinning an application thread would hold for everything it creates
      * afterwards (threads, child processes, another pool's CPU count), so the
      * caller is pinned only when OMP_PROC_BIND asks for it, and restored at
