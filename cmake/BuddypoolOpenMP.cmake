@@ -4,10 +4,18 @@
 #   libgomp   gcc -fopenmp objects linked with GNU libgomp
 #   buddypool clang-22 -fopenmp objects linked with libbuddypool instead of
 #             libomp: no OpenMP runtime is loaded
-# The project's C compiler is gcc; clang-22 objects come from custom commands.
+# Objects come from custom commands running clang-22 or gcc themselves, and
+# the runtimes are linked by path, so the builds are the same whatever the
+# project's own C compiler is (a sanitizer build may use clang).
 find_program(BP_CLANG NAMES clang-22 HINTS /usr/lib/llvm-22/bin REQUIRED)
+find_program(BP_GCC NAMES gcc REQUIRED)
 find_library(BP_LIBOMP NAMES omp PATHS /usr/lib/llvm-22/lib NO_DEFAULT_PATH REQUIRED)
 get_filename_component(BP_LIBOMP_DIR ${BP_LIBOMP} DIRECTORY)
+execute_process(COMMAND ${BP_GCC} -print-file-name=libgomp.so
+  OUTPUT_VARIABLE BP_LIBGOMP OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT EXISTS "${BP_LIBGOMP}")
+  message(FATAL_ERROR "gcc's libgomp.so not found (gcc -print-file-name=libgomp.so)")
+endif()
 
 # bp_openmp_object(<out-var> <src.c> COMPILER clang|gcc NAME <base>
 #                  [FLAGS flag...] [INCLUDES dir...])
@@ -18,7 +26,7 @@ function(bp_openmp_object out src)
   if(A_COMPILER STREQUAL "clang")
     set(cc ${BP_CLANG})
   elseif(A_COMPILER STREQUAL "gcc")
-    set(cc ${CMAKE_C_COMPILER})
+    set(cc ${BP_GCC})
   else()
     message(FATAL_ERROR "bp_openmp_object: COMPILER must be clang or gcc, not '${A_COMPILER}'")
   endif()
@@ -48,8 +56,7 @@ function(bp_openmp_program name)
     target_link_libraries(${name} PRIVATE ${BP_LIBOMP} ${A_LIBS} m)
     set_target_properties(${name} PROPERTIES BUILD_RPATH ${BP_LIBOMP_DIR})
   elseif(A_RUNTIME STREQUAL "libgomp")
-    target_link_options(${name} PRIVATE -fopenmp)
-    target_link_libraries(${name} PRIVATE ${A_LIBS} m)
+    target_link_libraries(${name} PRIVATE ${BP_LIBGOMP} Threads::Threads ${A_LIBS} m)
   elseif(A_RUNTIME STREQUAL "buddypool")
     target_link_libraries(${name} PRIVATE buddypool_static ${A_LIBS} m)
   else()
