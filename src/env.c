@@ -21,6 +21,7 @@ struct bp_config bp_config = {
     .spin_ns = BP_DEFAULT_SPIN_NS,
     .pin = 1,
     .profile_slots = 4096,
+    .run_sched = BP_OMP_STATIC,
 };
 
 void bp_warn(const char *fmt, ...)
@@ -207,6 +208,46 @@ static void load_flag(const char *name, int *out)
         bp_warn("%s='%s' is neither 0 nor 1; using 0", name, s);
 }
 
+/* OMP_SCHEDULE: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk] */
+static void load_schedule(void)
+{
+    const char *s = getenv("OMP_SCHEDULE");
+    if (s == NULL)
+        return;
+    static const char *const kinds[] = {"static", "dynamic", "guided", "auto"};
+    const char *p = s;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *colon = strchr(p, ':');
+    if (colon != NULL) {
+        size_t n = (size_t)(colon - p);
+        if ((n == 9 && strncasecmp(p, "monotonic", 9) == 0) ||
+            (n == 12 && strncasecmp(p, "nonmonotonic", 12) == 0))
+            p = colon + 1;
+    }
+    size_t n = strcspn(p, ", \t");
+    int kind = 0;
+    for (int i = 0; i < 4; i++)
+        if (n == strlen(kinds[i]) && strncasecmp(p, kinds[i], n) == 0)
+            kind = BP_OMP_STATIC + i;
+    p += n;
+    while (isspace((unsigned char)*p))
+        p++;
+    long long chunk = 0;
+    int ok = kind != 0;
+    if (ok && *p == ',')
+        ok = parse_int(p + 1, 1, INT64_MAX, &chunk) == 0;
+    else if (ok)
+        ok = *p == '\0';
+    if (ok) {
+        bp_config.run_sched = kind;
+        bp_config.run_chunk = chunk;
+    } else {
+        bp_warn("OMP_SCHEDULE='%s' is not static, dynamic, guided or auto with an optional "
+                "positive chunk; using static", s);
+    }
+}
+
 static void load_profile(void)
 {
     load_flag("BUDDY_THREAD_POOL_PROFILE", &bp_config.profile);
@@ -240,6 +281,7 @@ static void load_all(void)
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
     load_proc_bind();
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
+    load_schedule();
     load_profile();
 }
 

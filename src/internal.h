@@ -37,6 +37,8 @@ void bp_flag_set(struct bp_flag *f, uint32_t value);
  * usable inside zero-initialised storage such as a kmp_critical_name. */
 void bp_lock(_Atomic uint32_t *word);
 void bp_unlock(_Atomic uint32_t *word);
+/* 1 and the lock taken, or 0 when it is held. */
+int bp_trylock(_Atomic uint32_t *word);
 
 /* ---- env.c ------------------------------------------------------------- */
 
@@ -51,6 +53,8 @@ struct bp_config {
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
     const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
+    int run_sched;         /* OMP_SCHEDULE: BP_OMP_*, static by default */
+    int64_t run_chunk;     /* OMP_SCHEDULE's chunk; 0: the default */
 };
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
@@ -65,6 +69,28 @@ void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 /* What every thread of a team runs: run(thread number, ctx). */
 typedef void (*bp_run_fn)(int tid, void *ctx);
 
+/* Loop schedules of the worksharing engine (loop.c). */
+enum { BP_LOOP_STATIC = 1, BP_LOOP_DYNAMIC = 2, BP_LOOP_GUIDED = 3 };
+/* omp_sched_t values of the runtime schedule ICV (omp_set_schedule). */
+enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
+
+/* A thread's part in the worksharing loop it is in (loop.c). */
+struct bp_loop {
+    struct bp_ws *ws;      /* the team's shared state; NULL in a team of one */
+    int open;              /* started and not yet left by this thread */
+    int done;              /* no chunk left for this thread to take */
+    int sched;             /* BP_LOOP_* */
+    int ordered;           /* the loop has an ordered clause */
+    uint64_t last;         /* iteration indices 0..last */
+    uint64_t chunk;        /* 0 with static: one block per thread */
+    uint64_t next;         /* static: chunks taken; team of one: next index */
+    int chunk_open;        /* cur_first..cur_last was handed out, not finished */
+    uint64_t cur_first, cur_last;
+    uint64_t ord_next;     /* ordered: this thread's next iteration to order */
+    int ord_bumped;        /* ordered: the current iteration passed its turn */
+    uint64_t base, step;   /* the ABI layer's typed bounds: index i is base + i * step */
+};
+
 /* Per-thread state, reached through thread-local storage. */
 struct bp_thread {
     int tid;              /* number in the current team */
@@ -78,6 +104,11 @@ struct bp_thread {
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     uint32_t singles;     /* single constructs met in the current region */
+    uint32_t constructs;  /* worksharing loops and sections met in the region */
+    struct bp_loop loop;  /* the worksharing loop this thread is in */
+    int outer_tid, outer_team; /* tid and team size at level 1 */
+    int run_sched;        /* the runtime schedule (BP_OMP_*; 0: unset) */
+    int64_t run_chunk;    /* and its chunk (0: default) */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
@@ -156,6 +187,33 @@ void bp_name_function(const void *fn, char **name, char **module);
  * to `json_path` when not NULL. Sorts `rows` in place. */
 void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_totals *tot,
                      struct bp_profile_row *rows, size_t nrows);
+
+/* ---- loop.c ------------------------------------------------------------- */
+
+/* Start t's next worksharing loop over iteration indices 0..last (empty:
+ * none at all), with sched (BP_LOOP_*) and chunk (0: the schedule's default).
+ * Every thread of the team calls it, in the same order as every other
+ * worksharing loop; the first to arrive sets up the shared state. */
+void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
+                   int ordered);
+/* t's next chunk: 1 with its indices *first..*last_idx (and *is_last when it
+ * holds index last), or 0 when the loop is over for t (its end). */
+int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *is_last);
+/* The ordered region of t's current iteration: wait for its turn. */
+void bp_ordered_begin(struct bp_thread *t);
+/* libomp's end of an ordered region: the turn passes to the next iteration
+ * (libgomp's passes at the end of the chunk: it must not call this). */
+void bp_ordered_end(struct bp_thread *t);
+/* libomp's end of an iteration of an ordered loop (__kmpc_dispatch_fini). */
+void bp_ordered_iteration_done(struct bp_thread *t);
+/* Resolve a runtime schedule from t's ICV into *sched and *chunk. */
+void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk);
+/* Copyprivate: the thread with didit publishes data; every thread gets the
+ * published pointer back after a barrier. The caller copies, then calls
+ * bp_barrier before the data may change. */
+void *bp_copyprivate(struct bp_thread *t, void *data, int didit);
+/* Reset the team's loop state; by thread 0 before it starts a region. */
+void bp_loops_reset(void);
 
 /* ---- sched.c ----------------------------------------------------------- */
 

@@ -254,3 +254,180 @@ BP_API void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *c
     (void)gtid;
     bp_unlock((_Atomic uint32_t *)&(*crit)[0]);
 }
+
+/* ---- loops with schedules decided at run time (__kmpc_dispatch_*) ------- */
+
+enum {
+    KMP_SCH_LOWER = 32,
+    KMP_ORD_LOWER = 64,
+    KMP_NM_LOWER = 160,
+};
+
+/* libomp's schedule number -> the engine's schedule and chunk. */
+static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_arg, int *sched,
+                              uint64_t *chunk, int *ordered)
+{
+    int s = schedule & ~(BP_SCH_MONOTONIC | BP_SCH_NONMONOTONIC);
+    if (s > KMP_NM_LOWER)
+        s -= KMP_NM_LOWER - KMP_SCH_LOWER; /* the nomerge variants */
+    *ordered = s > KMP_ORD_LOWER && s < KMP_ORD_LOWER + 32;
+    if (*ordered)
+        s -= KMP_ORD_LOWER - KMP_SCH_LOWER;
+    uint64_t c = chunk_arg > 0 ? (uint64_t)chunk_arg : 0;
+    switch (s) {
+    case 33: /* static_chunked */
+        *sched = BP_LOOP_STATIC;
+        *chunk = c ? c : 1;
+        return;
+    case 34: /* static */
+    case 38: /* auto: the runtime's choice */
+    case 40: /* static_greedy */
+    case 41: /* static_balanced */
+    case 45: /* static_balanced_chunked (simd: static): one block each */
+        *sched = BP_LOOP_STATIC;
+        *chunk = 0;
+        return;
+    case 35: /* dynamic_chunked */
+    case 44: /* static_steal: chunks taken at run time */
+        *sched = BP_LOOP_DYNAMIC;
+        *chunk = c;
+        return;
+    case 36: /* guided_chunked */
+    case 39: /* trapezoidal */
+    case 42: /* guided_iterative_chunked */
+    case 43: /* guided_analytical_chunked */
+    case 46: /* guided_simd */
+        *sched = BP_LOOP_GUIDED;
+        *chunk = c;
+        return;
+    case 37: /* runtime */
+    case 47: /* runtime_simd */
+        bp_runtime_schedule(bp_self(), sched, chunk);
+        return;
+    default:
+        bp_fatal("%s: unsupported schedule type %d", who, (int)schedule);
+    }
+}
+
+/* One pair of entry points per width, as in sched.c: T the loop type, UT its
+ * unsigned twin, ST the signed type of the stride. */
+#define BP_KMPC_DISPATCH(sfx, T, UT, ST)                                                  \
+    BP_API void __kmpc_dispatch_init_##sfx(ident_t *loc, int32_t gtid, int32_t schedule,  \
+                                           T lb, T ub, ST st, ST chunk)                   \
+    {                                                                                     \
+        (void)loc;                                                                        \
+        (void)gtid;                                                                       \
+        int sched, ordered;                                                               \
+        uint64_t c;                                                                       \
+        if (st == 0)                                                                      \
+            bp_fatal("__kmpc_dispatch_init_" #sfx ": loop increment is 0");               \
+        dispatch_schedule("__kmpc_dispatch_init_" #sfx, schedule, (int64_t)chunk, &sched, \
+                          &c, &ordered);                                                  \
+        UT span = st > 0 ? (UT)ub - (UT)lb : (UT)lb - (UT)ub;                             \
+        UT step = st > 0 ? (UT)st : (UT)0 - (UT)st;                                       \
+        uint64_t last = (uint64_t)(span / step);                                          \
+        /* as static init: a whole-type range (trip count 2^bits) is empty */             \
+        int empty = (st > 0 ? lb > ub : lb < ub) || last == (uint64_t)(UT)~(UT)0;         \
+        struct bp_thread *t = bp_self();                                                  \
+        bp_loop_start(t, empty, last, sched, c, ordered);                                 \
+        t->loop.base = (uint64_t)(UT)lb;                                                  \
+        t->loop.step = (uint64_t)(UT)st;                                                  \
+    }                                                                                     \
+    BP_API int32_t __kmpc_dispatch_next_##sfx(ident_t *loc, int32_t gtid, int32_t *plast, \
+                                              T *plb, T *pub, ST *pst)                    \
+    {                                                                                     \
+        (void)loc;                                                                        \
+        (void)gtid;                                                                       \
+        struct bp_thread *t = bp_self();                                                  \
+        uint64_t first, last;                                                             \
+        int is_last;                                                                      \
+        if (!bp_loop_next(t, &first, &last, &is_last))                                    \
+            return 0;                                                                     \
+        UT base = (UT)t->loop.base, step = (UT)t->loop.step;                              \
+        *plb = (T)(base + (UT)first * step);                                              \
+        *pub = (T)(base + (UT)last * step);                                               \
+        if (pst)                                                                          \
+            *pst = (ST)step;                                                              \
+        if (plast)                                                                        \
+            *plast = is_last;                                                             \
+        return 1;                                                                         \
+    }                                                                                     \
+    BP_API void __kmpc_dispatch_fini_##sfx(ident_t *loc, int32_t gtid)                    \
+    {                                                                                     \
+        (void)loc;                                                                        \
+        (void)gtid;                                                                       \
+        bp_ordered_iteration_done(bp_self()); /* after each iteration of an ordered loop */ \
+    }
+BP_KMPC_DISPATCH(4, int32_t, uint32_t, int32_t)
+BP_KMPC_DISPATCH(4u, uint32_t, uint32_t, int32_t)
+BP_KMPC_DISPATCH(8, int64_t, uint64_t, int64_t)
+BP_KMPC_DISPATCH(8u, uint64_t, uint64_t, int64_t)
+
+/* The loop ended when __kmpc_dispatch_next returned 0. */
+BP_API void __kmpc_dispatch_deinit(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API void __kmpc_ordered(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_ordered_begin(bp_self());
+}
+
+BP_API void __kmpc_end_ordered(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_ordered_end(bp_self());
+}
+
+/* copyprivate: the single thread (didit) publishes its data; the others copy
+ * it with cpy_func(own, published); the second barrier keeps the source
+ * alive until every copy is made. */
+BP_API void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size, void *cpy_data,
+                               void (*cpy_func)(void *, void *), int32_t didit)
+{
+    (void)loc;
+    (void)gtid;
+    (void)cpy_size;
+    struct bp_thread *t = bp_self();
+    void *src = bp_copyprivate(t, cpy_data, didit);
+    if (!didit)
+        cpy_func(cpy_data, src);
+    bp_barrier(t);
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+BP_API int32_t __kmpc_ok_to_fork(ident_t *loc)
+{
+    (void)loc;
+    return 1;
+}
+
+BP_API int32_t __kmpc_global_num_threads(ident_t *loc)
+{
+    (void)loc;
+    return bp_pool_threads();
+}
+
+BP_API int32_t __kmpc_bound_thread_num(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->tid;
+}
+
+BP_API int32_t __kmpc_bound_num_threads(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->team_size;
+}
+
+BP_API int32_t __kmpc_in_parallel(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->active_level > 0;
+}

@@ -1,4 +1,6 @@
-/* omp_api.c: the OpenMP user calls (`omp_*`) of the pool's threads. */
+/* omp_api.c: the OpenMP user calls (`omp_*`): queries of the pool's
+ * threads and teams, the settings a program may change, and locks. */
+#include <sched.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -8,9 +10,9 @@ BP_API int omp_get_thread_num(void) { return bp_self()->tid; }
 
 BP_API int omp_get_num_threads(void) { return bp_self()->team_size; }
 
-/* The team size a region without num_threads would get if it started here.
- * Like libomp, the answer inside a region is the same as outside it, though
- * nested regions here run on one thread. */
+/* The team size a region without num_threads would get from the calling
+ * thread's settings (nested regions run on one thread, but like libomp the
+ * answer does not say so). */
 BP_API int omp_get_max_threads(void)
 {
     int n = bp_requested_threads(bp_self());
@@ -31,3 +33,216 @@ BP_API void omp_set_num_threads(int num_threads)
 BP_API int omp_in_parallel(void) { return bp_self()->active_level > 0; }
 
 BP_API double omp_get_wtime(void) { return (double)bp_now_ns() * 1e-9; }
+
+BP_API int omp_get_num_procs(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    return CPU_COUNT(&set);
+}
+
+BP_API int omp_get_level(void) { return bp_self()->level; }
+
+BP_API int omp_get_active_level(void) { return bp_self()->active_level; }
+
+/* Nested regions run on one thread: every level but 1 is a team of one. */
+BP_API int omp_get_ancestor_thread_num(int level)
+{
+    struct bp_thread *t = bp_self();
+    if (level < 0 || level > t->level)
+        return -1;
+    if (level == t->level)
+        return t->tid;
+    return level == 1 ? t->outer_tid : 0;
+}
+
+BP_API int omp_get_team_size(int level)
+{
+    struct bp_thread *t = bp_self();
+    if (level < 0 || level > t->level)
+        return -1;
+    if (level == t->level)
+        return t->team_size;
+    return level == 1 ? t->outer_team : 1;
+}
+
+BP_API int omp_get_thread_limit(void) { return bp_max_team(); }
+
+/* dyn-var: the pool never gives fewer threads to balance load, so there is
+ * nothing to turn on; the setting is kept and reported. */
+static _Atomic int dynamic_var;
+
+BP_API void omp_set_dynamic(int dynamic)
+{
+    atomic_store_explicit(&dynamic_var, dynamic != 0, memory_order_relaxed);
+}
+
+BP_API int omp_get_dynamic(void) { return atomic_load_explicit(&dynamic_var, memory_order_relaxed); }
+
+/* Nested regions always run on one thread: at most one active level. */
+BP_API void omp_set_max_active_levels(int levels)
+{
+    if (levels < 0)
+        bp_warn("omp_set_max_active_levels(%d): the count must not be negative; ignored",
+                levels);
+}
+
+BP_API int omp_get_max_active_levels(void) { return 1; }
+
+BP_API int omp_get_supported_active_levels(void) { return 1; }
+
+typedef enum omp_sched_t {
+    omp_sched_static = 1,
+    omp_sched_dynamic = 2,
+    omp_sched_guided = 3,
+    omp_sched_auto = 4,
+    omp_sched_monotonic = (int)0x80000000u,
+} omp_sched_t;
+
+BP_API void omp_set_schedule(omp_sched_t kind, int chunk)
+{
+    int k = (int)((unsigned)kind & 0x7fffffffu); /* the monotonic bit changes nothing */
+    if (k < omp_sched_static || k > omp_sched_auto) {
+        bp_warn("omp_set_schedule(%d, %d): unknown schedule kind; ignored", (int)kind, chunk);
+        return;
+    }
+    struct bp_thread *t = bp_self();
+    t->run_sched = k;
+    t->run_chunk = chunk > 0 ? chunk : 0;
+}
+
+BP_API void omp_get_schedule(omp_sched_t *kind, int *chunk)
+{
+    struct bp_thread *t = bp_self();
+    int k = t->run_sched ? t->run_sched : bp_config.run_sched;
+    int64_t c = t->run_sched ? t->run_chunk : bp_config.run_chunk;
+    *kind = (omp_sched_t)k;
+    *chunk = c > 0 ? (int)c : (k == omp_sched_static || k == omp_sched_auto ? 0 : 1);
+}
+
+BP_API double omp_get_wtick(void)
+{
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+        return 1e-9;
+    return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
+}
+
+typedef enum omp_proc_bind_t {
+    omp_proc_bind_false = 0,
+    omp_proc_bind_true = 1,
+    omp_proc_bind_primary = 2,
+    omp_proc_bind_close = 3,
+    omp_proc_bind_spread = 4,
+} omp_proc_bind_t;
+
+/* Workers sit one per CPU in order: close, unless OMP_PROC_BIND=false. */
+BP_API omp_proc_bind_t omp_get_proc_bind(void)
+{
+    bp_config_load();
+    return bp_config.pin ? omp_proc_bind_close : omp_proc_bind_false;
+}
+
+/* ---- locks -------------------------------------------------------------
+ * A simple lock is one 32-bit word (bp_lock), so it fits gcc's 4-byte
+ * omp_lock_t as well as libomp's pointer-sized one. A nestable lock is two
+ * words, fitting libomp's 8-byte omp_nest_lock_t and gcc's 16 bytes:
+ *   owner: 0 free, else the owner's gtid + 1, with bit 31 set while a
+ *          thread may sleep on it;
+ *   count: how many times the owner holds it. */
+typedef struct {
+    _Atomic uint32_t word;
+} bp_omp_lock;
+typedef struct {
+    _Atomic uint32_t owner;
+    uint32_t count; /* read and written by the owner only */
+} bp_omp_nest_lock;
+
+#define WAITERS 0x80000000u
+
+BP_API void omp_init_lock(void *lock)
+{
+    atomic_store_explicit(&((bp_omp_lock *)lock)->word, 0, memory_order_relaxed);
+}
+
+BP_API void omp_init_lock_with_hint(void *lock, int hint)
+{
+    (void)hint;
+    omp_init_lock(lock);
+}
+
+BP_API void omp_destroy_lock(void *lock) { (void)lock; }
+
+BP_API void omp_set_lock(void *lock) { bp_lock(&((bp_omp_lock *)lock)->word); }
+
+BP_API void omp_unset_lock(void *lock) { bp_unlock(&((bp_omp_lock *)lock)->word); }
+
+BP_API int omp_test_lock(void *lock) { return bp_trylock(&((bp_omp_lock *)lock)->word); }
+
+BP_API void omp_init_nest_lock(void *lock)
+{
+    bp_omp_nest_lock *l = lock;
+    atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+    l->count = 0;
+}
+
+BP_API void omp_init_nest_lock_with_hint(void *lock, int hint)
+{
+    (void)hint;
+    omp_init_nest_lock(lock);
+}
+
+BP_API void omp_destroy_nest_lock(void *lock) { (void)lock; }
+
+static uint32_t nest_id(void) { return ((uint32_t)bp_gtid(bp_self()) + 1) & ~WAITERS; }
+
+/* Take the nest lock if it is free (or already ours): its new count, else 0. */
+static int nest_try(bp_omp_nest_lock *l, uint32_t me, uint32_t mark)
+{
+    uint32_t cur = atomic_load_explicit(&l->owner, memory_order_relaxed);
+    if ((cur & ~WAITERS) == me)
+        return (int)++l->count;
+    uint32_t expected = 0;
+    /* acquire: the section reads what the last owner wrote */
+    if (atomic_compare_exchange_strong_explicit(&l->owner, &expected, me | mark,
+                                                memory_order_acquire, memory_order_relaxed)) {
+        l->count = 1;
+        return 1;
+    }
+    return 0;
+}
+
+BP_API int omp_test_nest_lock(void *lock) { return nest_try(lock, nest_id(), 0); }
+
+BP_API void omp_set_nest_lock(void *lock)
+{
+    bp_omp_nest_lock *l = lock;
+    uint32_t me = nest_id();
+    if (nest_try(l, me, 0))
+        return;
+    for (;;) {
+        uint32_t cur = atomic_load_explicit(&l->owner, memory_order_relaxed);
+        /* mark the lock so its owner wakes us, then sleep while it is held;
+         * once woken, take it marked: others may still sleep on it */
+        if (cur != 0 && !(cur & WAITERS) &&
+            !atomic_compare_exchange_weak_explicit(&l->owner, &cur, cur | WAITERS,
+                                                   memory_order_relaxed, memory_order_relaxed))
+            continue;
+        if (cur != 0)
+            bp_futex_wait(&l->owner, cur | WAITERS);
+        if (nest_try(l, me, WAITERS))
+            return;
+    }
+}
+
+BP_API void omp_unset_nest_lock(void *lock)
+{
+    bp_omp_nest_lock *l = lock;
+    if (--l->count > 0)
+        return;
+    /* release: publishes the section to the next owner */
+    if (atomic_exchange_explicit(&l->owner, 0, memory_order_release) & WAITERS)
+        bp_futex_wake(&l->owner, 1);
+}

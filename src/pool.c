@@ -46,6 +46,8 @@ struct bp_region {
     void *ctx;
     int team_size;
     uint32_t epoch_base;
+    int run_sched;        /* thread 0's runtime schedule, which the team inherits */
+    int64_t run_chunk;
 };
 
 struct bp_slot {
@@ -229,6 +231,11 @@ static void *worker_main(void *arg)
         t->active_level = 1;
         t->epoch = r->epoch_base;
         t->singles = 0;
+        t->constructs = 0;
+        t->outer_tid = id;
+        t->outer_team = r->team_size;
+        t->run_sched = r->run_sched;
+        t->run_chunk = r->run_chunk;
         t->wait_ns = 0;
         r->run(id, r->ctx);
         if (bp_profiling) {
@@ -325,17 +332,48 @@ int bp_requested_threads(struct bp_thread *t)
     return bp_max_team();
 }
 
+/* The parts of a thread's state that belong to its current team: a nested
+ * region saves them and gives them back. */
+struct team_state {
+    int tid, team_size, level, active_level;
+    uint32_t epoch, singles, constructs;
+    struct bp_loop loop;
+};
+
+static void save_team(const struct bp_thread *t, struct team_state *s)
+{
+    *s = (struct team_state){t->tid, t->team_size, t->level, t->active_level, t->epoch,
+                             t->singles, t->constructs, t->loop};
+}
+
+static void restore_team(struct bp_thread *t, const struct team_state *s)
+{
+    t->tid = s->tid;
+    t->team_size = s->team_size;
+    t->level = s->level;
+    t->active_level = s->active_level;
+    t->epoch = s->epoch;
+    t->singles = s->singles;
+    t->constructs = s->constructs;
+    t->loop = s->loop;
+}
+
 /* Run a region of one thread on the caller. */
 static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
 {
-    struct bp_thread saved = *t;
+    struct team_state saved;
+    save_team(t, &saved);
     t->tid = 0;
     t->team_size = 1;
     t->level++;
+    t->singles = 0;
+    t->constructs = 0;
+    if (t->level == 1) {
+        t->outer_tid = 0;
+        t->outer_team = 1;
+    }
     run(0, ctx);
-    t->tid = saved.tid;
-    t->team_size = saved.team_size;
-    t->level = saved.level;
+    restore_team(t, &saved);
 }
 
 /* What profiling learns of one region. */
@@ -357,6 +395,9 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
     r->ctx = ctx;
     r->team_size = team_size;
     r->epoch_base = pool.epoch;
+    r->run_sched = t->run_sched;
+    r->run_chunk = t->run_chunk;
+    bp_loops_reset();
     /* Idle words: no thread reads them until the go stores below publish them. */
     atomic_store_explicit(&pool.release.value, r->epoch_base, memory_order_relaxed);
     atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
@@ -368,13 +409,17 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
         bp_flag_set(&slot->go, ++slot->go_count);
     }
 
-    struct bp_thread saved = *t;
+    struct team_state saved;
+    save_team(t, &saved);
     t->tid = 0;
     t->team_size = team_size;
     t->level = 1;
     t->active_level = 1;
     t->epoch = r->epoch_base;
     t->singles = 0;
+    t->constructs = 0;
+    t->outer_tid = 0;
+    t->outer_team = team_size;
     t->wait_ns = 0;
     t->barriers = 0;
     run(0, ctx);
@@ -396,11 +441,7 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
         }
         prof->barriers = t->barriers + 1;
     }
-    t->tid = saved.tid;
-    t->team_size = saved.team_size;
-    t->level = saved.level;
-    t->active_level = saved.active_level;
-    t->epoch = saved.epoch;
+    restore_team(t, &saved);
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
@@ -556,7 +597,7 @@ void bp_reduce_end(struct bp_thread *t)
 
 struct bp_serial {
     struct bp_serial *prev;
-    int tid, team_size, active_level;
+    struct team_state team;
     const void *fn;   /* profiling an outermost serialized region: its name, */
     int64_t start_ns; /* its start (fork_lock held until its end) */
 };
@@ -567,9 +608,7 @@ void bp_serial_begin(struct bp_thread *t, const void *fn)
     if (s == NULL)
         bp_fatal("__kmpc_serialized_parallel: out of memory");
     s->prev = t->serial;
-    s->tid = t->tid;
-    s->team_size = t->team_size;
-    s->active_level = t->active_level;
+    save_team(t, &s->team);
     s->fn = NULL;
     t->serial = s;
     t->pushed_threads = 0; /* clang pushes num_threads before testing if() */
@@ -584,6 +623,12 @@ void bp_serial_begin(struct bp_thread *t, const void *fn)
     t->tid = 0;
     t->team_size = 1;
     t->level++;
+    t->singles = 0;
+    t->constructs = 0;
+    if (t->level == 1) {
+        t->outer_tid = 0;
+        t->outer_team = 1;
+    }
 }
 
 void bp_serial_end(struct bp_thread *t)
@@ -592,10 +637,7 @@ void bp_serial_end(struct bp_thread *t)
     if (s == NULL)
         bp_fatal("__kmpc_end_serialized_parallel: no serialized region is open");
     t->serial = s->prev;
-    t->tid = s->tid;
-    t->team_size = s->team_size;
-    t->active_level = s->active_level;
-    t->level--;
+    restore_team(t, &s->team);
     if (s->fn != NULL) {
         bp_profile_region(s->fn, s->start_ns, bp_now_ns(), 1, 0, 0, t->barriers + 1);
         fork_unlock();

@@ -87,6 +87,14 @@ void bp_lock(_Atomic uint32_t *word)
         bp_futex_wait(word, 2);
 }
 
+int bp_trylock(_Atomic uint32_t *word)
+{
+    uint32_t c = 0;
+    /* acquire: as in bp_lock */
+    return atomic_compare_exchange_strong_explicit(word, &c, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
 void bp_unlock(_Atomic uint32_t *word)
 {
     /* release: publishes the critical section to the next holder */
