@@ -116,6 +116,30 @@ struct bp_thread {
 struct bp_thread *bp_self(void);
 int bp_gtid(struct bp_thread *t);
 
+/* The parts of a thread's state that belong to its current team: a nested
+ * region saves them and gives them back. */
+struct team_state {
+    int tid, team_size, level, active_level;
+    uint32_t epoch, singles, constructs;
+    struct bp_loop loop;
+};
+
+/* A region between bp_fork_begin and bp_fork_end, on the caller's stack. */
+struct bp_fork_frame {
+    int team_size;          /* 1: the region runs on the caller alone */
+    int locked;             /* holds fork_lock (a team, or a profiled region) */
+    const void *fn;
+    struct team_state saved;
+    int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
+    uint32_t barriers;
+};
+/* bp_fork in two halves, for an ABI whose caller runs its own share between
+ * them (GOMP_parallel_start/end): begin starts the workers on run(tid, ctx)
+ * and makes the caller thread 0; end joins them. */
+void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
+                   const void *fn);
+void bp_fork_end(struct bp_fork_frame *f);
+
 /* Run `run` on a team of up to `team_size` threads (0: the default), the
  * caller as thread 0; returns when all have finished. Nested calls, calls
  * after shutdown and teams of one run serially on the caller. `fn` is the

@@ -332,14 +332,6 @@ int bp_requested_threads(struct bp_thread *t)
     return bp_max_team();
 }
 
-/* The parts of a thread's state that belong to its current team: a nested
- * region saves them and gives them back. */
-struct team_state {
-    int tid, team_size, level, active_level;
-    uint32_t epoch, singles, constructs;
-    struct bp_loop loop;
-};
-
 static void save_team(const struct bp_thread *t, struct team_state *s)
 {
     *s = (struct team_state){t->tid, t->team_size, t->level, t->active_level, t->epoch,
@@ -358,11 +350,10 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
     t->loop = s->loop;
 }
 
-/* Run a region of one thread on the caller. */
-static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
+/* Enter and leave the state of a region of one thread on the caller. */
+static void serial_enter(struct bp_thread *t, struct team_state *saved)
 {
-    struct team_state saved;
-    save_team(t, &saved);
+    save_team(t, saved);
     t->tid = 0;
     t->team_size = 1;
     t->level++;
@@ -372,23 +363,12 @@ static void run_serial(struct bp_thread *t, bp_run_fn run, void *ctx)
         t->outer_tid = 0;
         t->outer_team = 1;
     }
-    run(0, ctx);
-    restore_team(t, &saved);
 }
 
-/* What profiling learns of one region. */
-struct region_profile {
-    int64_t end_ns;     /* the end of the join */
-    int64_t wait_ns;    /* barrier waits of all threads, the join's included */
-    int64_t wait_t0_ns; /* the same for thread 0 */
-    uint32_t barriers;  /* barrier episodes, the join included */
-};
-
-/* Run the region on thread 0 and workers 1..team_size-1; fork_lock held.
- * With prof (profiling), the join counts as the region's closing barrier:
- * every thread waits there from its arrival to the end of the join. */
-static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
-                     struct region_profile *prof)
+/* Start workers 1..team_size-1 on the region and make the caller its thread
+ * 0; fork_lock held. */
+static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
+                       struct team_state *saved)
 {
     struct bp_region *r = &pool.region;
     r->run = run;
@@ -408,9 +388,7 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
         /* bp_flag_set's release publishes *r, slot->region and the words above */
         bp_flag_set(&slot->go, ++slot->go_count);
     }
-
-    struct team_state saved;
-    save_team(t, &saved);
+    save_team(t, saved);
     t->tid = 0;
     t->team_size = team_size;
     t->level = 1;
@@ -422,29 +400,35 @@ static void run_team(struct bp_thread *t, int team_size, bp_run_fn run, void *ct
     t->outer_team = team_size;
     t->wait_ns = 0;
     t->barriers = 0;
-    run(0, ctx);
-    int64_t joined_ns = prof ? bp_now_ns() : 0;
+}
+
+/* The join: wait for workers 1..team_size-1 to finish the region. When
+ * profiling, the join counts as the region's closing barrier: every thread
+ * waits there from its arrival to the end of the join. */
+static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
+{
+    int64_t joined_ns = bp_profiling ? bp_now_ns() : 0;
     uint32_t end = ++t->epoch;
-    for (int i = 1; i < team_size; i++)
-        bp_flag_wait(&pool.slots[i].arrive, end); /* the join */
+    for (int i = 1; i < f->team_size; i++)
+        bp_flag_wait(&pool.slots[i].arrive, end);
     pool.epoch = end;
-    if (prof) {
-        prof->end_ns = bp_now_ns();
-        prof->wait_t0_ns = t->wait_ns + (prof->end_ns - joined_ns);
-        prof->wait_ns = prof->wait_t0_ns;
-        for (int i = 1; i < team_size; i++) {
+    if (bp_profiling) {
+        f->end_ns = bp_now_ns();
+        f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
+        f->wait_ns = f->wait_t0_ns;
+        for (int i = 1; i < f->team_size; i++) {
             struct bp_slot *slot = &pool.slots[i];
             /* relaxed: ordered after the join's acquire */
             int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
             int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
-            prof->wait_ns += w + (prof->end_ns - j);
+            f->wait_ns += w + (f->end_ns - j);
         }
-        prof->barriers = t->barriers + 1;
+        f->barriers = t->barriers + 1;
     }
-    restore_team(t, &saved);
 }
 
-void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
+void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
+                   const void *fn)
 {
     struct bp_thread *t = &self;
     ensure_init();
@@ -453,47 +437,65 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
     t->pushed_threads = 0;
     if (team_size > bp_max_team())
         team_size = bp_max_team();
+    f->fn = fn;
+    f->locked = 0;
+    f->team_size = 1;
     /* acquire: pairs with the destructor's release of shut_down */
     if (t->level > 0 || atomic_load_explicit(&pool.shut_down, memory_order_acquire) ||
         (team_size <= 1 && !bp_profiling)) {
-        run_serial(t, run, ctx);
+        serial_enter(t, &f->saved);
         return;
     }
-
-    /* Profiled regions, teams of one too, are timed inside fork_lock, so
-     * regions never overlap in time. */
+    /* Regions run one at a time; profiled ones, teams of one too, are timed
+     * inside fork_lock, so regions never overlap in time. */
     fork_lock();
     if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
         fork_unlock();
-        run_serial(t, run, ctx);
+        serial_enter(t, &f->saved);
         return;
     }
-    int64_t start_ns = bp_profiling ? bp_now_ns() : 0; /* pool growth is part of it */
+    f->locked = 1;
+    f->start_ns = bp_profiling ? bp_now_ns() : 0; /* pool growth is part of it */
     if (team_size > 1) {
         grow(team_size);
         int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
         if (team_size > threads)
             team_size = threads; /* fewer workers could be started */
     }
-    if (!bp_profiling) {
-        if (team_size > 1)
-            run_team(t, team_size, run, ctx, NULL);
-        else
-            run_serial(t, run, ctx);
-        fork_unlock();
-        return;
-    }
-    struct region_profile prof;
+    f->team_size = team_size;
     if (team_size > 1) {
-        run_team(t, team_size, run, ctx, &prof);
+        team_enter(t, team_size, run, ctx, &f->saved);
     } else {
+        serial_enter(t, &f->saved);
         t->barriers = 0;
-        run_serial(t, run, ctx);
-        prof = (struct region_profile){bp_now_ns(), 0, 0, t->barriers + 1};
     }
-    bp_profile_region(fn, start_ns, prof.end_ns, team_size, prof.wait_ns, prof.wait_t0_ns,
-                      prof.barriers);
+}
+
+void bp_fork_end(struct bp_fork_frame *f)
+{
+    struct bp_thread *t = &self;
+    if (f->team_size > 1) {
+        team_leave(t, f);
+    } else if (f->locked && bp_profiling) {
+        f->end_ns = bp_now_ns();
+        f->wait_ns = f->wait_t0_ns = 0;
+        f->barriers = t->barriers + 1;
+    }
+    restore_team(t, &f->saved);
+    if (!f->locked)
+        return;
+    if (bp_profiling)
+        bp_profile_region(f->fn, f->start_ns, f->end_ns, f->team_size, f->wait_ns,
+                          f->wait_t0_ns, f->barriers);
     fork_unlock();
+}
+
+void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
+{
+    struct bp_fork_frame f;
+    bp_fork_begin(&f, team_size, run, ctx, fn);
+    run(0, ctx);
+    bp_fork_end(&f);
 }
 
 static void barrier_wait(struct bp_thread *t)
@@ -595,11 +597,11 @@ void bp_reduce_end(struct bp_thread *t)
     }
 }
 
+/* A serialized region is a region of one thread whose caller runs the body
+ * itself between the two calls: bp_fork's halves with a team of one. */
 struct bp_serial {
     struct bp_serial *prev;
-    struct team_state team;
-    const void *fn;   /* profiling an outermost serialized region: its name, */
-    int64_t start_ns; /* its start (fork_lock held until its end) */
+    struct bp_fork_frame frame;
 };
 
 void bp_serial_begin(struct bp_thread *t, const void *fn)
@@ -607,28 +609,9 @@ void bp_serial_begin(struct bp_thread *t, const void *fn)
     struct bp_serial *s = malloc(sizeof *s);
     if (s == NULL)
         bp_fatal("__kmpc_serialized_parallel: out of memory");
+    bp_fork_begin(&s->frame, 1, NULL, NULL, fn);
     s->prev = t->serial;
-    save_team(t, &s->team);
-    s->fn = NULL;
     t->serial = s;
-    t->pushed_threads = 0; /* clang pushes num_threads before testing if() */
-    if (bp_profiling && t->level == 0 &&
-        !atomic_load_explicit(&pool.shut_down, memory_order_acquire)) {
-        /* an outermost region of one thread, timed like bp_fork's */
-        fork_lock();
-        s->fn = fn;
-        s->start_ns = bp_now_ns();
-        t->barriers = 0;
-    }
-    t->tid = 0;
-    t->team_size = 1;
-    t->level++;
-    t->singles = 0;
-    t->constructs = 0;
-    if (t->level == 1) {
-        t->outer_tid = 0;
-        t->outer_team = 1;
-    }
 }
 
 void bp_serial_end(struct bp_thread *t)
@@ -637,11 +620,7 @@ void bp_serial_end(struct bp_thread *t)
     if (s == NULL)
         bp_fatal("__kmpc_end_serialized_parallel: no serialized region is open");
     t->serial = s->prev;
-    restore_team(t, &s->team);
-    if (s->fn != NULL) {
-        bp_profile_region(s->fn, s->start_ns, bp_now_ns(), 1, 0, 0, t->barriers + 1);
-        fork_unlock();
-    }
+    bp_fork_end(&s->frame);
     free(s);
 }
 
