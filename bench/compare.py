@@ -27,6 +27,7 @@ PEER_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
 # (label, build suffix, runtime-specific environment)
 SETTINGS = [
     ("buddypool", "buddypool", {}),
+    ("buddypool, gcc objects", "gcc-buddypool", {}),
     ("libomp", "libomp", dict(PEER_ENV)),
     ("libomp KMP_BLOCKTIME=infinite", "libomp", dict(PEER_ENV, KMP_BLOCKTIME="infinite")),
     ("libgomp", "libgomp", dict(PEER_ENV)),
@@ -108,7 +109,7 @@ def overhead_table(data, threads_list):
         for c in CONSTRUCTS:
             rows = [(label, data.get(("overhead", label, threads, c))) for label, _, _ in SETTINGS]
             rows = [(l, v) for l, v in rows if v]
-            peers = [statistics.median(v) for l, v in rows if l != "buddypool"]
+            peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
             best_peer = min(peers) if peers else None
             for label, v in rows:
                 med = statistics.median(v)
@@ -123,7 +124,7 @@ def decode_table(data, threads_list):
     for threads in threads_list:
         rows = [(label, data.get(("decode", label, threads, "decode_tok_s"))) for label, _, _ in SETTINGS]
         rows = [(l, v) for l, v in rows if v]
-        peers = [statistics.median(v) for l, v in rows if l != "buddypool"]
+        peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
         best_peer = max(peers) if peers else None
         for label, v in rows:
             med = statistics.median(v)
@@ -134,7 +135,7 @@ def decode_table(data, threads_list):
     return "\n".join(lines)
 
 
-COLORS = ["#1b9e77", "#d95f02", "#e6ab02", "#7570b3", "#e7298a"]
+COLORS = ["#1b9e77", "#66a61e", "#d95f02", "#e6ab02", "#7570b3", "#e7298a"]
 
 
 def svg_bars(title, groups, series, values, unit, x0, y0, w, h):

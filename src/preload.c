@@ -1,0 +1,347 @@
+/* preload.c: the start-up check for `LD_PRELOAD=libbuddypool.so ./program`
+ * when the program was linked with another OpenMP runtime: one warning that
+ * names the OpenMP entry points the program imports and buddypool lacks.
+ *
+ * Why preloading works. The dynamic linker binds an undefined symbol to the
+ * first object of the global scope that defines it: the program, then the
+ * preloaded objects, then the libraries the program needs. buddypool's
+ * exported entry points (`__kmpc_*`, `GOMP_*`, `omp_*`) so take the place of
+ * libomp's or libgomp's for every object loaded at start-up, and regions run
+ * on the pool. What buddypool does not define (tasks, target offload, ...)
+ * still binds to the other runtime and runs there, beside the pool, with its
+ * own threads and state; the warning says which entry points those are.
+ *
+ * The check, run by a constructor (in the shared library only: nothing refers
+ * to this file, so the static library's users never link it):
+ *  1. dl_iterate_phdr walks the loaded objects' names. An object named
+ *     libomp.so*, libgomp.so* or libiomp5.so* (or a vendored copy, as
+ *     libgomp-<hash>.so*) is another runtime. None: done; that name check is
+ *     all a program linked with buddypool alone pays.
+ *  2. A second walk reads each object's dynamic symbol table from memory
+ *     (PT_DYNAMIC -> DT_SYMTAB, DT_STRTAB; the symbol count from DT_HASH, or
+ *     by walking DT_GNU_HASH, or where that hashes nothing from the table
+ *     that follows). buddypool's own object, the one holding this code, gives
+ *     the OpenMP names it defines; every other object but the other runtimes
+ *     gives the OpenMP names it imports (undefined symbols starting with
+ *     GOMP_, __kmp, omp_ or kmp_).
+ *  3. The imports buddypool does not define, sorted and de-duplicated, go in
+ *     one warning naming the other runtime's path.
+ * buddypool's names come from its own table rather than from dlsym on its
+ * handle: dlsym would also search buddypool's dependencies and needs a dlopen
+ * of our own path, while the table says exactly what this object exports.
+ *
+ * The names are pointers into the objects' string tables, used before the
+ * constructor returns: no object can be unloaded meanwhile (at start-up there
+ * is no other thread; under dlopen the loader holds its lock while
+ * constructors run, so a dlclose elsewhere waits). */
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The warning is wrapped at this many columns. */
+#define WRAP_COLUMNS 100
+
+/* DT_HASH words are 64-bit on s390x and alpha (glibc's Elf_Symndx), 32-bit
+ * elsewhere. DT_GNU_HASH, which every current toolchain emits, is 32-bit on
+ * all of them. */
+#if defined(__s390x__) || defined(__alpha__)
+typedef uint64_t hash_word;
+#else
+typedef uint32_t hash_word;
+#endif
+
+/* A growable array of names (pointers into string tables, or paths). */
+struct names {
+    const char **v;
+    size_t n, cap;
+    int out_of_memory;  /* set once an add failed: the check gives up quietly */
+};
+
+struct walk {
+    const void *self;          /* an address inside buddypool's object */
+    struct names runtimes;     /* paths of the other runtimes loaded */
+    struct names defined;      /* OpenMP names buddypool exports */
+    struct names imported;     /* OpenMP names the other objects import */
+};
+
+static void names_add(struct names *s, const char *name)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        const char **v = realloc(s->v, cap * sizeof *v);
+        if (v == NULL) {
+            s->out_of_memory = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = name;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void names_sort_unique(struct names *s)
+{
+    if (s->n == 0)
+        return;
+    qsort(s->v, s->n, sizeof *s->v, compare_names);
+    size_t kept = 1;
+    for (size_t i = 1; i < s->n; i++)
+        if (strcmp(s->v[i], s->v[kept - 1]) != 0)
+            s->v[kept++] = s->v[i];
+    s->n = kept;
+}
+
+static int names_contain(const struct names *sorted, const char *name)
+{
+    return sorted->n > 0 &&
+           bsearch(&name, sorted->v, sorted->n, sizeof *sorted->v, compare_names) != NULL;
+}
+
+/* libomp.so*, libgomp.so*, libiomp5.so*, or a vendored libgomp-<hash>.so*. */
+static int is_openmp_runtime(const char *path)
+{
+    static const char *const stems[] = {"libomp", "libgomp", "libiomp5"};
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
+        size_t len = strlen(stems[i]);
+        if (strncmp(base, stems[i], len) != 0)
+            continue;
+        const char *rest = base + len;
+        if (strncmp(rest, ".so", 3) == 0 || (rest[0] == '-' && strstr(rest, ".so") != NULL))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_openmp_name(const char *name)
+{
+    return strncmp(name, "GOMP_", 5) == 0 || strncmp(name, "__kmp", 5) == 0 ||
+           strncmp(name, "omp_", 4) == 0 || strncmp(name, "kmp_", 4) == 0;
+}
+
+/* The end of the object's loaded segment that holds p, or 0 when none does. */
+static uintptr_t segment_end(const struct dl_phdr_info *info, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= start && a - start < ph->p_memsz)
+            return start + ph->p_memsz;
+    }
+    return 0;
+}
+
+/* A d_ptr value of the dynamic section as an address. glibc relocates these
+ * in place where the dynamic section is writable; where it is read-only
+ * (MIPS, RISC-V, the vDSO) or with other C libraries they stay link-time
+ * addresses, which for a shared object or PIE are below its load base. */
+static uintptr_t dyn_address(const struct dl_phdr_info *info, ElfW(Addr) value)
+{
+    return value < info->dlpi_addr ? info->dlpi_addr + value : value;
+}
+
+/* Symbols in a DT_GNU_HASH table, or 0 when it hashes none. Unhashed
+ * symbols (imports) come first, below symoffset; the last hashed one ends the
+ * chain of the highest bucket (its low bit set). A table that hashes nothing
+ * says nothing about the count: GNU ld then writes symoffset 1 whatever the
+ * number of imports (a non-PIE program that exports nothing). */
+static size_t gnu_hash_symbols(const uint32_t *table)
+{
+    uint32_t nbuckets = table[0], symoffset = table[1], bloom_words = table[2];
+    const ElfW(Addr) *bloom = (const ElfW(Addr) *)(table + 4);
+    const uint32_t *buckets = (const uint32_t *)(bloom + bloom_words);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < nbuckets; i++)
+        if (buckets[i] > last)
+            last = buckets[i];
+    if (last < symoffset)
+        return 0;
+    while ((chain[last - symoffset] & 1) == 0)
+        last++;
+    return (size_t)last + 1;
+}
+
+/* Tags whose d_ptr is the address of a table in the object's image. */
+static int is_table_tag(ElfW(Sxword) tag)
+{
+    switch (tag) {
+    case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_RELA: case DT_REL:
+    case DT_JMPREL: case DT_INIT: case DT_FINI: case DT_INIT_ARRAY:
+    case DT_FINI_ARRAY: case DT_PREINIT_ARRAY: case DT_GNU_HASH: case DT_VERSYM:
+    case DT_VERDEF: case DT_VERNEED:
+        return 1;
+    }
+    return 0;
+}
+
+/* Add to `out` the OpenMP names of the object's dynamic symbols that it
+ * defines (defined = 1) or imports (defined = 0). */
+static void collect(const struct dl_phdr_info *info, int defined, struct names *out)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (dyn == NULL)
+        return;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    size_t strtab_bytes = 0;
+    const hash_word *hash = NULL;
+    const uint32_t *gnu_hash = NULL;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_SYMTAB:
+            symtab = (const ElfW(Sym) *)dyn_address(info, d->d_un.d_ptr);
+            break;
+        case DT_STRTAB:
+            strtab = (const char *)dyn_address(info, d->d_un.d_ptr);
+            break;
+        case DT_STRSZ:
+            strtab_bytes = d->d_un.d_val;
+            break;
+        case DT_HASH:
+            hash = (const hash_word *)dyn_address(info, d->d_un.d_ptr);
+            break;
+        case DT_GNU_HASH:
+            gnu_hash = (const uint32_t *)dyn_address(info, d->d_un.d_ptr);
+            break;
+        }
+    }
+    if (symtab == NULL || strtab == NULL)
+        return;
+    /* DT_HASH's nchain is the symbol count; DT_GNU_HASH must be walked. When
+     * neither tells, the table ends where the nearest table above it starts:
+     * linkers put .dynstr (GNU ld, gold) or .gnu.version (lld, mold) right
+     * after .dynsym, so that is its exact end, give or take padding; the
+     * end of the segment that holds the table bounds it in any case. */
+    size_t count = hash ? (size_t)hash[1] : gnu_hash ? gnu_hash_symbols(gnu_hash) : 0;
+    uintptr_t end = count == 0 ? segment_end(info, symtab) : 0;
+    if (end != 0) {
+        for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+            uintptr_t at = is_table_tag(d->d_tag) ? dyn_address(info, d->d_un.d_ptr) : 0;
+            if (at > (uintptr_t)symtab && at < end)
+                end = at;
+        }
+        count = (end - (uintptr_t)symtab) / sizeof *symtab;
+    }
+    for (size_t i = 1; i < count; i++) {  /* symbol 0 is the null symbol */
+        const ElfW(Sym) *sym = &symtab[i];
+        int bind = ELF64_ST_BIND(sym->st_info); /* ELF32_ST_BIND is the same */
+        if (sym->st_name == 0 || sym->st_name >= strtab_bytes)
+            continue;
+        if (bind != STB_GLOBAL && bind != STB_WEAK)
+            continue;
+        if ((sym->st_shndx != SHN_UNDEF) != defined)
+            continue;
+        const char *name = strtab + sym->st_name;
+        if (is_openmp_name(name))
+            names_add(out, name);
+    }
+}
+
+static int find_runtimes(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct walk *w = arg;
+    if (info->dlpi_name != NULL && is_openmp_runtime(info->dlpi_name))
+        names_add(&w->runtimes, info->dlpi_name);
+    return 0;
+}
+
+static int read_symbols(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct walk *w = arg;
+    if (segment_end(info, w->self) != 0)
+        collect(info, 1, &w->defined);
+    else if (info->dlpi_name == NULL || !is_openmp_runtime(info->dlpi_name))
+        collect(info, 0, &w->imported);
+    return 0;
+}
+
+/* Write `text` to `out` wrapped at WRAP_COLUMNS on its spaces, continuation
+ * lines indented by four, then a newline. */
+static void write_wrapped(FILE *out, const char *text)
+{
+    size_t column = 0;
+    while (*text != '\0') {
+        size_t word = strcspn(text, " ");
+        if (column > 0 && column + 1 + word > WRAP_COLUMNS) {
+            fputs("\n   ", out);
+            column = 3;
+        }
+        if (column > 0) {
+            fputc(' ', out);
+            column++;
+        }
+        fwrite(text, 1, word, out);
+        column += word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+/* The warning is composed in memory and written with one call: bp_warn makes
+ * one line of at most 512 bytes, which a long list of names would cut. */
+static void warn_missing(const struct names *runtimes, const struct names *missing)
+{
+    char *text = NULL, *wrapped = NULL;
+    size_t text_bytes = 0, wrapped_bytes = 0;
+    FILE *t = open_memstream(&text, &text_bytes), *w;
+    if (t == NULL)
+        return;
+    fputs("buddypool:", t);
+    for (size_t i = 0; i < runtimes->n; i++)
+        fprintf(t, "%s %s", i == 0 ? "" : i + 1 < runtimes->n ? "," : " and",
+                runtimes->v[i]);
+    fprintf(t, " %s loaded beside buddypool; these OpenMP entry points the program uses"
+               " are not buddypool's and run there:", runtimes->n > 1 ? "are" : "is");
+    for (size_t i = 0; i < missing->n; i++)
+        fprintf(t, " %s%s", missing->v[i], i + 1 < missing->n ? "," : "");
+    if (fclose(t) != 0)
+        goto out;
+    w = open_memstream(&wrapped, &wrapped_bytes);
+    if (w == NULL)
+        goto out;
+    write_wrapped(w, text);
+    if (fclose(w) == 0)
+        fputs(wrapped, stderr);
+out:
+    free(text);
+    free(wrapped);
+}
+
+__attribute__((constructor)) static void check_other_runtimes(void)
+{
+    struct walk w = {.self = (const void *)check_other_runtimes};
+    struct names missing = {0};
+    dl_iterate_phdr(find_runtimes, &w);
+    if (w.runtimes.n == 0 || w.runtimes.out_of_memory)
+        goto out;
+    dl_iterate_phdr(read_symbols, &w);
+    if (w.defined.out_of_memory || w.imported.out_of_memory)
+        goto out;
+    names_sort_unique(&w.defined);
+    names_sort_unique(&w.imported);
+    for (size_t i = 0; i < w.imported.n; i++)
+        if (!names_contain(&w.defined, w.imported.v[i]))
+            names_add(&missing, w.imported.v[i]);
+    if (missing.n > 0 && !missing.out_of_memory)
+        warn_missing(&w.runtimes, &missing);
+out:
+    free(missing.v);
+    free(w.runtimes.v);
+    free(w.defined.v);
+    free(w.imported.v);
+}

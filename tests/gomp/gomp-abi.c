@@ -1,0 +1,245 @@
+/* gomp-abi.c: GOMP entry points that gcc 12 calls only for features
+ * buddypool refuses (task reductions, scan, conditional lastprivate), called
+ * here by hand without those features: the generic loop starts
+ * GOMP_loop_start, GOMP_loop_ordered_start, GOMP_loop_ull_start,
+ * GOMP_loop_ull_ordered_start (every schedule number, with and without a
+ * first chunk) and GOMP_sections2_start. With the argument `buddypool`,
+ * also that the refused features abort with a message naming the entry
+ * point. */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gomp-check.h"
+
+bool GOMP_loop_start(long, long, long, long, long, long *, long *, uintptr_t *, void **);
+bool GOMP_loop_ordered_start(long, long, long, long, long, long *, long *, uintptr_t *,
+                             void **);
+bool GOMP_loop_runtime_next(long *, long *);
+bool GOMP_loop_ordered_runtime_next(long *, long *);
+bool GOMP_loop_ull_start(bool, unsigned long long, unsigned long long, unsigned long long,
+                         long, unsigned long long, unsigned long long *,
+                         unsigned long long *, uintptr_t *, void **);
+bool GOMP_loop_ull_ordered_start(bool, unsigned long long, unsigned long long,
+                                 unsigned long long, long, unsigned long long,
+                                 unsigned long long *, unsigned long long *, uintptr_t *,
+                                 void **);
+bool GOMP_loop_ull_runtime_next(unsigned long long *, unsigned long long *);
+bool GOMP_loop_ull_ordered_runtime_next(unsigned long long *, unsigned long long *);
+void GOMP_loop_end(void);
+void GOMP_loop_end_nowait(void);
+void GOMP_ordered_start(void);
+void GOMP_ordered_end(void);
+unsigned GOMP_sections2_start(unsigned, uintptr_t *, void **);
+unsigned GOMP_sections_next(void);
+void GOMP_sections_end(void);
+
+enum { N = 300 };
+#define GFS_MONOTONIC 0x80000000l
+
+static int hits[N];
+static long seq[N];
+static int pos;
+
+/* The schedule numbers gcc passes: runtime 0, static 1, dynamic 2,
+ * guided 3, auto 4 (nonmonotonic runtime), each maybe monotonic. */
+static const long scheds[] = {0, 1, 2, 3, 4, 0 | GFS_MONOTONIC, 1 | GFS_MONOTONIC,
+                              2 | GFS_MONOTONIC, 3 | GFS_MONOTONIC};
+
+static void expect_once(const char *what, long sched)
+{
+    char label[120];
+    snprintf(label, sizeof label, "%s, schedule %#lx", what, sched);
+    for (int i = 0; i < N; i++)
+        if (hits[i] != 1) {
+            EXPECT_EQ(hits[i], 1, label);
+            break;
+        }
+}
+
+static void generic_loops(void)
+{
+    for (size_t k = 0; k < sizeof scheds / sizeof scheds[0]; k++) {
+        long sched = scheds[k];
+        /* long, counting down by 2 from 2 * N - 1 */
+        memset(hits, 0, sizeof hits);
+        PRAGMA(omp parallel)
+        {
+            long s, e;
+            if (GOMP_loop_start(2 * N - 1, -1, -2, sched, 3, &s, &e, NULL, NULL))
+                do
+                    for (long i = s; i > e; i -= 2)
+                        __atomic_fetch_add(&hits[(2 * N - 1 - i) / 2], 1, __ATOMIC_RELAXED);
+                while (GOMP_loop_runtime_next(&s, &e));
+            GOMP_loop_end();
+        }
+        expect_once("GOMP_loop_start", sched);
+
+        /* unsigned long long, counting up, ordered */
+        memset(hits, 0, sizeof hits);
+        pos = 0;
+        PRAGMA(omp parallel)
+        {
+            unsigned long long s, e, base = ~0ull - 3 * N;
+            if (GOMP_loop_ull_ordered_start(true, base, base + 3 * N, 3, sched, 2, &s, &e,
+                                            NULL, NULL))
+                do
+                    for (unsigned long long i = s; i < e; i += 3) {
+                        __atomic_fetch_add(&hits[(i - base) / 3], 1, __ATOMIC_RELAXED);
+                        GOMP_ordered_start();
+                        seq[pos++] = (long)((i - base) / 3);
+                        GOMP_ordered_end();
+                    }
+                while (GOMP_loop_ull_ordered_runtime_next(&s, &e));
+            GOMP_loop_end_nowait();
+        }
+        expect_once("GOMP_loop_ull_ordered_start", sched);
+        EXPECT_EQ(pos, N, "GOMP_loop_ull_ordered_start: ordered regions");
+        for (int i = 0; i < pos; i++)
+            if (seq[i] != i) {
+                EXPECT_EQ(seq[i], i, "GOMP_loop_ull_ordered_start: order");
+                break;
+            }
+
+        /* long ordered, and unsigned long long counting down */
+        memset(hits, 0, sizeof hits);
+        PRAGMA(omp parallel)
+        {
+            long s, e;
+            /* chunk 1: gcc never passes 0 with dynamic (libgomp would hang) */
+            if (GOMP_loop_ordered_start(0, N, 1, sched, 1, &s, &e, NULL, NULL))
+                do
+                    for (long i = s; i < e; i++)
+                        __atomic_fetch_add(&hits[i], 1, __ATOMIC_RELAXED);
+                while (GOMP_loop_ordered_runtime_next(&s, &e));
+            GOMP_loop_end();
+            unsigned long long us, ue;
+            if (GOMP_loop_ull_start(false, N, 0, -1ull, sched, 5, &us, &ue, NULL, NULL))
+                do
+                    for (unsigned long long i = us; i > ue; i--)
+                        __atomic_fetch_add(&hits[i - 1], 1, __ATOMIC_RELAXED);
+                while (GOMP_loop_ull_runtime_next(&us, &ue));
+            GOMP_loop_end();
+        }
+        for (int i = 0; i < N; i++)
+            hits[i]--;
+        expect_once("GOMP_loop_ordered_start and GOMP_loop_ull_start down", sched);
+    }
+}
+
+/* Without istart the start hands out no chunk: the code divides the
+ * iterations itself, as gcc's static schedules do. */
+static void no_chunk(void)
+{
+    memset(hits, 0, sizeof hits);
+    PRAGMA(omp parallel)
+    {
+        EXPECT_EQ(GOMP_loop_start(0, N, 1, 1 | GFS_MONOTONIC, 0, NULL, NULL, NULL, NULL), 1,
+                  "GOMP_loop_start without istart");
+        int me = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int i = me; i < N; i += nth)
+            __atomic_fetch_add(&hits[i], 1, __ATOMIC_RELAXED);
+        GOMP_loop_end();
+        /* the next construct starts normally after it */
+        long s, e;
+        if (GOMP_loop_start(0, N, 1, 2, 4, &s, &e, NULL, NULL))
+            do
+                for (long i = s; i < e; i++)
+                    __atomic_fetch_add(&hits[i], 1, __ATOMIC_RELAXED);
+            while (GOMP_loop_runtime_next(&s, &e));
+        GOMP_loop_end();
+    }
+    for (int i = 0; i < N; i++)
+        hits[i]--;
+    expect_once("GOMP_loop_start without istart, then with", 1 | GFS_MONOTONIC);
+}
+
+static void sections2(void)
+{
+    memset(hits, 0, sizeof hits);
+    PRAGMA(omp parallel)
+    {
+        for (unsigned k = GOMP_sections2_start(5, NULL, NULL); k != 0; k = GOMP_sections_next())
+            __atomic_fetch_add(&hits[k - 1], 1, __ATOMIC_RELAXED);
+        GOMP_sections_end();
+    }
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(hits[i], 1, "GOMP_sections2_start");
+    EXPECT_EQ(hits[5], 0, "GOMP_sections2_start");
+}
+
+/* Run fn in a child; it must abort with `expect` in its message. */
+static void expect_abort(const char *what, void (*fn)(void), const char *expect)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        exit(1);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    char msg[400] = "";
+    size_t len = 0;
+    ssize_t got;
+    while (len < sizeof msg - 1 && (got = read(fds[0], msg + len, sizeof msg - 1 - len)) > 0)
+        len += (size_t)got;
+    msg[len] = 0;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    EXPECT_EQ(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, 1, what);
+    if (strstr(msg, expect) == NULL) {
+        fprintf(stderr, "%s: message '%s' does not name '%s'\n", what, msg, expect);
+        EXPECT_EQ(0, 1, what);
+    }
+}
+
+static void task_reduction(void)
+{
+    uintptr_t reductions[8] = {0};
+    long s, e;
+    GOMP_loop_start(0, 10, 1, 2, 1, &s, &e, reductions, NULL);
+}
+
+static void scan_memory(void)
+{
+    void *mem = (void *)(uintptr_t)64;
+    GOMP_loop_start(0, 1, 1, 1 | GFS_MONOTONIC, 0, NULL, NULL, NULL, &mem);
+}
+
+static void sections_task_reduction(void)
+{
+    uintptr_t reductions[8] = {0};
+    GOMP_sections2_start(3, reductions, NULL);
+}
+
+static void zero_step(void)
+{
+    long s, e;
+    GOMP_loop_start(0, 10, 0, 2, 1, &s, &e, NULL, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    check_team_size("gomp-abi");
+    generic_loops();
+    no_chunk();
+    sections2();
+    if (argc > 1 && strcmp(argv[1], "buddypool") == 0) {
+        fflush(stdout);
+        expect_abort("task reduction", task_reduction, "GOMP_loop_start");
+        expect_abort("scan memory", scan_memory, "GOMP_loop_start");
+        expect_abort("sections task reduction", sections_task_reduction,
+                     "GOMP_sections2_start");
+        expect_abort("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
+    }
+    return check_summary("gomp-abi");
+}

@@ -1,0 +1,179 @@
+/* gomp-sync.c: synchronisation compiled by gcc -fopenmp: single
+ * (GOMP_single_start), single copyprivate (GOMP_single_copy_start/end),
+ * critical (GOMP_critical_start/end, GOMP_critical_name_start/end), atomic
+ * updates of types without hardware atomics (GOMP_atomic_start/end),
+ * barrier (GOMP_barrier), master and masked. */
+#include <omp.h>
+#include <string.h>
+
+#include "gomp-check.h"
+
+enum { REPS = 2000, INCREMENTS = 20000 };
+
+static void single(void)
+{
+    int count = 0, nowait_count = 0;
+    PRAGMA(omp parallel)
+    {
+        for (int rep = 0; rep < REPS; rep++) {
+            /* not atomic: only the single's thread writes, and the barrier
+             * at the end of the single publishes it */
+            PRAGMA(omp single)
+            count++;
+            EXPECT_EQ(count, rep + 1, "single, after its barrier");
+            PRAGMA(omp barrier) /* before the next single writes count */
+            PRAGMA(omp single nowait)
+            {
+                PRAGMA(omp atomic)
+                nowait_count++;
+            }
+        }
+    }
+    EXPECT_EQ(count, REPS, "single");
+    EXPECT_EQ(nowait_count, REPS, "single nowait");
+}
+
+struct payload {
+    int rep, winner;
+    double d;
+    long long big[4];
+};
+
+static void copyprivate(void)
+{
+    static int winner_of[REPS];
+    int mismatches = 0;
+    PRAGMA(omp parallel)
+    {
+        int me = omp_get_thread_num();
+        for (int rep = 0; rep < REPS; rep++) {
+            int x;
+            double y;
+            struct payload p;
+            PRAGMA(omp single copyprivate(x, y, p))
+            {
+                x = rep * 31 + me;
+                y = rep * 0.5;
+                p = (struct payload){rep, me, rep + 0.25, {rep, -rep, me, 7}};
+                winner_of[rep] = me;
+            }
+            /* winner_of is written before the single's barriers */
+            int w = winner_of[rep];
+            if (x != rep * 31 + w || y != rep * 0.5 || p.rep != rep || p.winner != w ||
+                p.d != rep + 0.25 || p.big[0] != rep || p.big[1] != -rep ||
+                p.big[2] != w || p.big[3] != 7) {
+                PRAGMA(omp atomic)
+                mismatches++;
+            }
+        }
+    }
+    EXPECT_EQ(mismatches, 0, "single copyprivate: values broadcast");
+}
+
+static void critical(int team)
+{
+    long unnamed = 0, a = 0, b = 0;
+    PRAGMA(omp parallel)
+    {
+        for (int i = 0; i < INCREMENTS; i++) {
+            /* plain read-modify-writes, made exclusive by the sections */
+            PRAGMA(omp critical)
+            unnamed++;
+            PRAGMA(omp critical(gomp_test_a))
+            a += 2;
+            PRAGMA(omp critical(gomp_test_b))
+            {
+                long v = b; /* a read and a write apart */
+                b = v + 1;
+            }
+        }
+    }
+    EXPECT_EQ(unnamed, (long)team * INCREMENTS, "critical");
+    EXPECT_EQ(a, 2l * team * INCREMENTS, "critical(gomp_test_a)");
+    EXPECT_EQ(b, (long)team * INCREMENTS, "critical(gomp_test_b)");
+}
+
+static void atomic(int team)
+{
+    long double ld = 0;
+    __int128 wide = 0;
+    long double ld_min = 1e30L;
+    PRAGMA(omp parallel)
+    {
+        int me = omp_get_thread_num();
+        for (int i = 0; i < INCREMENTS; i++) {
+            PRAGMA(omp atomic)
+            ld += 1.0L;
+            PRAGMA(omp atomic)
+            wide += (__int128)1 << 64;
+        }
+        PRAGMA(omp atomic write)
+        ld_min = (long double)me;
+    }
+    EXPECT_DEQ((double)ld, (double)team * INCREMENTS, "atomic long double +=");
+    EXPECT_EQ((long long)(wide >> 64), (long long)team * INCREMENTS, "atomic __int128 +=");
+    EXPECT_GE((double)ld_min, 0, "atomic write long double");
+    EXPECT_LE((double)ld_min, team - 1, "atomic write long double");
+}
+
+static void barrier(void)
+{
+    static int phase_of[64];
+    int errors = 0;
+    PRAGMA(omp parallel)
+    {
+        int me = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int phase = 1; phase <= REPS; phase++) {
+            __atomic_store_n(&phase_of[me], phase, __ATOMIC_RELAXED);
+            PRAGMA(omp barrier)
+            for (int k = 0; k < nth; k++)
+                if (__atomic_load_n(&phase_of[k], __ATOMIC_RELAXED) != phase) {
+                    PRAGMA(omp atomic)
+                    errors++;
+                }
+            PRAGMA(omp barrier)
+        }
+    }
+    EXPECT_EQ(errors, 0, "barrier: every thread saw every other's phase");
+}
+
+static void master_masked(int team)
+{
+    int master_runs = 0, masked_runs = 0, master_tid = -1, masked_tid = -1;
+    PRAGMA(omp parallel)
+    {
+        for (int rep = 0; rep < REPS; rep++) {
+            /* atomics: gcc may load shared variables speculatively */
+            PRAGMA(omp master)
+            {
+                PRAGMA(omp atomic)
+                master_runs++;
+                PRAGMA(omp atomic write)
+                master_tid = omp_get_thread_num();
+            }
+            PRAGMA(omp masked filter(1))
+            {
+                PRAGMA(omp atomic)
+                masked_runs++;
+                PRAGMA(omp atomic write)
+                masked_tid = omp_get_thread_num();
+            }
+        }
+    }
+    EXPECT_EQ(master_runs, REPS, "master");
+    EXPECT_EQ(master_tid, 0, "master");
+    EXPECT_EQ(masked_runs, team > 1 ? REPS : 0, "masked filter(1)");
+    EXPECT_EQ(masked_tid, team > 1 ? 1 : -1, "masked filter(1)");
+}
+
+int main(void)
+{
+    int team = check_team_size("gomp-sync");
+    single();
+    copyprivate();
+    critical(team);
+    atomic(team);
+    barrier();
+    master_masked(team);
+    return check_summary("gomp-sync");
+}
