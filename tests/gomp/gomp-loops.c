@@ -208,7 +208,8 @@ LOOP_TEST(nonmonotonic_runtime, schedule(nonmonotonic: runtime))
 
 /* Combined parallel loops over constant bounds, which gcc turns into
  * GOMP_parallel_loop_* (the team starts with the loop set up). */
-#define PAR_SHAPE_MASK (1u << 0 | 1u << 1 | 1u << 4 | 1u << 7 | 1u << 8 | 1u << 9 | 1u << 10 | 1u << 11)
+#define PAR_SHAPE_MASK                                                                 \
+    (1u << 0 | 1u << 1 | 1u << 4 | 1u << 7 | 1u << 8 | 1u << 9 | 1u << 10 | 1u << 11)
 #define PAR_LOOP_TEST(tag, ...)                                                        \
     static void par_loops_##tag(const char *what)                                      \
     {                                                                                  \
