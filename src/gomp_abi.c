@@ -552,3 +552,63 @@ BP_API void GOMP_critical_name_end(void **pptr) { bp_unlock((_Atomic uint32_t *)
 BP_API void GOMP_atomic_start(void) { bp_lock(&atomic_word); }
 
 BP_API void GOMP_atomic_end(void) { bp_unlock(&atomic_word); }
+
+/* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
+ * Defined only to stop with a clear message: left undefined, a program
+ * preloaded beside libgomp would start the loop in libgomp and take its
+ * chunks here, and silently skip iterations. */
+#define BP_GOMP_DOACROSS_START(name, T)                                              \
+    BP_API bool name(unsigned ncounts, T *counts, T chunk, T *istart, T *iend)       \
+    {                                                                                \
+        (void)ncounts, (void)counts, (void)chunk, (void)istart, (void)iend;          \
+        bp_fatal(#name ": doacross loops (ordered(n) with depend) are not supported"); \
+    }
+BP_GOMP_DOACROSS_START(GOMP_loop_doacross_static_start, long)
+BP_GOMP_DOACROSS_START(GOMP_loop_doacross_dynamic_start, long)
+BP_GOMP_DOACROSS_START(GOMP_loop_doacross_guided_start, long)
+BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_static_start, unsigned long long)
+BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_dynamic_start, unsigned long long)
+BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_guided_start, unsigned long long)
+
+BP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart,
+                                             long *iend)
+{
+    (void)ncounts, (void)counts, (void)istart, (void)iend;
+    bp_fatal("GOMP_loop_doacross_runtime_start: doacross loops (ordered(n) with depend) "
+             "are not supported");
+}
+
+BP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
+                                                 unsigned long long *istart,
+                                                 unsigned long long *iend)
+{
+    (void)ncounts, (void)counts, (void)istart, (void)iend;
+    bp_fatal("GOMP_loop_ull_doacross_runtime_start: doacross loops (ordered(n) with depend) "
+             "are not supported");
+}
+
+BP_API void GOMP_doacross_post(long *counts)
+{
+    (void)counts;
+    bp_fatal("GOMP_doacross_post: doacross loops (ordered(n) with depend) are not supported");
+}
+
+BP_API void GOMP_doacross_wait(long first, ...)
+{
+    (void)first;
+    bp_fatal("GOMP_doacross_wait: doacross loops (ordered(n) with depend) are not supported");
+}
+
+BP_API void GOMP_doacross_ull_post(unsigned long long *counts)
+{
+    (void)counts;
+    bp_fatal("GOMP_doacross_ull_post: doacross loops (ordered(n) with depend) are not "
+             "supported");
+}
+
+BP_API void GOMP_doacross_ull_wait(unsigned long long first, ...)
+{
+    (void)first;
+    bp_fatal("GOMP_doacross_ull_wait: doacross loops (ordered(n) with depend) are not "
+             "supported");
+}

@@ -431,3 +431,30 @@ BP_API int32_t __kmpc_in_parallel(ident_t *loc)
     (void)loc;
     return bp_self()->active_level > 0;
 }
+
+/* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
+ * Defined only to stop with a clear message, also when preloaded beside
+ * libomp, which would otherwise run them against the pool's loops. */
+BP_API void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_dims, const void *dims)
+{
+    (void)loc, (void)gtid, (void)num_dims, (void)dims;
+    bp_fatal("__kmpc_doacross_init: doacross loops (ordered(n) with depend) are not supported");
+}
+
+BP_API void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t *vec)
+{
+    (void)loc, (void)gtid, (void)vec;
+    bp_fatal("__kmpc_doacross_wait: doacross loops (ordered(n) with depend) are not supported");
+}
+
+BP_API void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t *vec)
+{
+    (void)loc, (void)gtid, (void)vec;
+    bp_fatal("__kmpc_doacross_post: doacross loops (ordered(n) with depend) are not supported");
+}
+
+BP_API void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)
+{
+    (void)loc, (void)gtid;
+    bp_fatal("__kmpc_doacross_fini: doacross loops (ordered(n) with depend) are not supported");
+}
