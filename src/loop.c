@@ -76,10 +76,14 @@ void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk)
     }
 }
 
-/* Wait, spinning then yielding, until the slot no longer holds an older loop. */
-static void wait_free(struct bp_ws *ws)
+/* Wait, spinning then yielding, until the slot no longer holds an older
+ * loop: it is free, or another thread has already taken it for ours. */
+static void wait_free(struct bp_ws *ws, uint32_t ours)
 {
-    for (int i = 0; atomic_load_explicit(&ws->ticket, memory_order_acquire) != 0; i++) {
+    for (int i = 0;; i++) {
+        uint32_t v = atomic_load_explicit(&ws->ticket, memory_order_acquire);
+        if (v == 0 || v == ours)
+            return;
         bp_cpu_relax();
         if (i > 1000)
             sched_yield();
@@ -118,7 +122,7 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
             bp_flag_wait(&ws->ready, k + 1); /* acquire: the fields */
             break;
         }
-        wait_free(ws); /* an older loop still holds the slot */
+        wait_free(ws, k + 1); /* an older loop still holds the slot */
     }
 }
 
