@@ -42,6 +42,8 @@ struct bp_ws {
     struct bp_flag ready;                     /* loop number + 1 once set up */
     _Atomic uint32_t left;                    /* threads that have left the loop */
     int nth;                                  /* threads that must leave it */
+    int sched;                                /* the schedule every thread follows */
+    uint64_t chunk;
     alignas(BP_LINE) _Atomic uint64_t next;   /* dynamic, guided: next index */
     alignas(BP_LINE) struct bp_flag turn;     /* ordered: low bits of the next index */
 };
@@ -101,6 +103,10 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
     l->ordered = ordered;
     l->last = last;
     l->chunk = chunk == 0 && sched != BP_LOOP_STATIC ? 1 : chunk;
+    if (!empty && l->chunk > last)
+        l->chunk = last + 1; /* (0 when that wraps: one block) so `next` cannot wrap */
+    if (l->chunk == 0 && sched != BP_LOOP_STATIC)
+        l->sched = BP_LOOP_STATIC;
     if (t->team_size <= 1)
         return; /* no shared state: l->ws stays NULL */
     uint32_t k = t->constructs++;
@@ -113,6 +119,8 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
                                                     memory_order_acquire,
                                                     memory_order_acquire)) {
             ws->nth = t->team_size;
+            ws->sched = l->sched;
+            ws->chunk = l->chunk;
             atomic_store_explicit(&ws->next, empty ? last + 1 : 0, memory_order_relaxed);
             atomic_store_explicit(&ws->turn.value, 0, memory_order_relaxed);
             bp_flag_set(&ws->ready, k + 1); /* release: publishes the fields */
@@ -120,6 +128,10 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
         }
         if (expected == k + 1) {
             bp_flag_wait(&ws->ready, k + 1); /* acquire: the fields */
+            /* the first thread's schedule holds for all (a runtime schedule
+             * it resolved, even if another thread's setting changed since) */
+            l->sched = ws->sched;
+            l->chunk = ws->chunk;
             break;
         }
         wait_free(ws, k + 1); /* an older loop still holds the slot */

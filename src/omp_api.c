@@ -246,3 +246,31 @@ BP_API void omp_unset_nest_lock(void *lock)
     if (atomic_exchange_explicit(&l->owner, 0, memory_order_release) & WAITERS)
         bp_futex_wake(&l->owner, 1);
 }
+
+/* ---- the rest of the calls older and device-aware programs make --------- */
+
+/* Deprecated: nested parallelism; regions inside regions run on one thread. */
+BP_API void omp_set_nested(int nested) { (void)nested; }
+
+BP_API int omp_get_nested(void) { return 0; }
+
+/* No tasks run here, so no code is ever in a final task. */
+BP_API int omp_in_final(void) { return 0; }
+
+/* No offload devices: everything runs on the host, the initial device. */
+BP_API int omp_get_num_devices(void) { return 0; }
+
+BP_API int omp_get_initial_device(void) { return 0; }
+
+BP_API int omp_get_default_device(void) { return 0; }
+
+BP_API void omp_set_default_device(int device) { (void)device; }
+
+BP_API int omp_is_initial_device(void) { return 1; }
+
+BP_API int omp_get_device_num(void) { return 0; }
+
+/* No teams construct: one league of one team. */
+BP_API int omp_get_num_teams(void) { return 1; }
+
+BP_API int omp_get_team_num(void) { return 0; }
