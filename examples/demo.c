@@ -9,25 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demo-kernels.h"
+
 #include "buddypool.h"
 
 double omp_get_wtime(void);
 void omp_set_num_threads(int n);
 
-struct m1 { float *alloc, *data; int64_t off, size, stride; };
-struct m2 { float *alloc, *data; int64_t off, size[2], stride[2]; };
-float _mlir_ciface_sumsq(struct m1 *x);
-void _mlir_ciface_rms_apply(struct m1 *x, struct m1 *w, float scale, struct m1 *out);
-void _mlir_ciface_matvec(struct m2 *w, struct m1 *x, struct m1 *y);
-void _mlir_ciface_gated(struct m1 *g, struct m1 *u, struct m1 *out);
-void _mlir_ciface_residual(struct m1 *x, struct m1 *y);
 
 enum { DIM = 512, HIDDEN = 1536, LAYERS = 4, STEPS = 40, REGIONS_PER_LAYER = 7 };
 
 struct layer { float norm[DIM], *gate, *up, *down; };
 
-static struct m1 v1(float *p, int64_t n) { return (struct m1){p, p, 0, n, 1}; }
-static struct m2 v2(float *p, int64_t r, int64_t c) { return (struct m2){p, p, 0, {r, c}, {c, 1}}; }
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static float frand(void) /* deterministic, in [-0.5, 0.5) */
