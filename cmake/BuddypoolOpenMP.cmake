@@ -63,3 +63,26 @@ function(bp_openmp_program name)
     message(FATAL_ERROR "bp_openmp_program: RUNTIME must be libomp, libgomp or buddypool")
   endif()
 endfunction()
+
+# bp_openmp_runtime_tests(<name> PEER libomp|libgomp OBJECTS obj... [LIBS lib...])
+# Links the objects twice, as <name>-buddypool and <name>-<peer> (the peer
+# validates the test itself), and runs each at 1, 2 and 4 threads; 4
+# oversubscribes a 2-CPU machine, which buddypool allows only when asked.
+# The buddypool program gets the argument `buddypool` (tests that call an
+# ABI directly read it).
+function(bp_openmp_runtime_tests name)
+  cmake_parse_arguments(A "" "PEER" "OBJECTS;LIBS" ${ARGN})
+  bp_openmp_program(${name}-buddypool RUNTIME buddypool OBJECTS ${A_OBJECTS} LIBS ${A_LIBS})
+  bp_openmp_program(${name}-${A_PEER} RUNTIME ${A_PEER} OBJECTS ${A_OBJECTS} LIBS ${A_LIBS})
+  foreach(n 1 2 4)
+    add_test(NAME ${name}-buddypool-${n} COMMAND ${name}-buddypool buddypool)
+    add_test(NAME ${name}-${A_PEER}-${n} COMMAND ${name}-${A_PEER})
+    set(env OMP_NUM_THREADS=${n})
+    if(n GREATER 2)
+      list(APPEND env BUDDY_THREAD_POOL_OVERSUBSCRIBE=1 BUDDY_THREAD_POOL_THREADS=${n})
+    endif()
+    set_tests_properties(${name}-buddypool-${n} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 120)
+    set_tests_properties(${name}-${A_PEER}-${n} PROPERTIES
+      ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 120)
+  endforeach()
+endfunction()
