@@ -20,7 +20,7 @@ BP_API int buddypool_parallel(int team_size, buddypool_region_fn fn, void *ctx)
     if (fn == NULL || team_size < 0)
         return -EINVAL;
     struct region_call c = {fn, ctx};
-    bp_fork(team_size, run_region, &c, (const void *)fn);
+    bp_fork(team_size, run_region, &c, sizeof c, (const void *)fn);
     return 0;
 }
 
@@ -47,7 +47,7 @@ BP_API int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx)
     if (n == 0)
         return 0;
     struct for_call c = {n, fn, ctx};
-    bp_fork(0, run_for, &c, (const void *)fn);
+    bp_fork(0, run_for, &c, sizeof c, (const void *)fn);
     return 0;
 }
 

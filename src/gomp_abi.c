@@ -422,7 +422,7 @@ static int team_request(unsigned num_threads)
  * threads. */
 static void fork_region(struct region *r, unsigned num_threads)
 {
-    bp_fork(team_request(num_threads), run_region, r, (const void *)r->fn);
+    bp_fork(team_request(num_threads), run_region, r, sizeof *r, (const void *)r->fn);
 }
 
 BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
@@ -501,7 +501,7 @@ BP_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_thr
     s->r = (struct region){.fn = fn, .data = data};
     s->prev = split_top;
     split_top = s;
-    bp_fork_begin(&s->frame, team_request(num_threads), run_region, &s->r,
+    bp_fork_begin(&s->frame, team_request(num_threads), run_region, &s->r, sizeof s->r,
                   (const void *)fn);
 }
 

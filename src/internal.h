@@ -29,9 +29,17 @@ struct bp_flag {
 /* Wait until f->value == target (acquire): spin with the pause hint, yield
  * after a while, sleep on the futex after bp_config.spin_ns. */
 void bp_flag_wait(struct bp_flag *f, uint32_t target);
+/* The same, until f->value is target or past it (wrapping order): for a
+ * flag whose setter may move on by one before this waiter looks. */
+void bp_flag_wait_reached(struct bp_flag *f, uint32_t target);
 /* Store value (release, and a full fence against the sleepers check), then
  * wake sleepers if there are any. */
 void bp_flag_set(struct bp_flag *f, uint32_t value);
+/* bp_flag_set in two halves for setting many flags at once: publish stores
+ * the value (release); after them all, the caller issues one seq_cst fence
+ * and calls wake_sleepers on each flag. */
+void bp_flag_publish(struct bp_flag *f, uint32_t value);
+void bp_flag_wake_sleepers(struct bp_flag *f);
 
 /* A mutex in one 32-bit word (0 unlocked, 1 locked, 2 locked with sleepers),
  * usable inside zero-initialised storage such as a kmp_critical_name. */
@@ -133,18 +141,26 @@ struct bp_fork_frame {
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
     uint32_t barriers;
 };
+/* Bytes of a region's context that travel in the line each worker waits on
+ * (see bp_fork). */
+#define BP_INLINE_CTX 80
+
 /* bp_fork in two halves, for an ABI whose caller runs its own share between
  * them (GOMP_parallel_start/end): begin starts the workers on run(tid, ctx)
  * and makes the caller thread 0; end joins them. */
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
-                   const void *fn);
+                   size_t ctx_size, const void *fn);
 void bp_fork_end(struct bp_fork_frame *f);
 
 /* Run `run` on a team of up to `team_size` threads (0: the default), the
  * caller as thread 0; returns when all have finished. Nested calls, calls
  * after shutdown and teams of one run serially on the caller. `fn` is the
- * region's function as the profile names it (the outlined function). */
-void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn);
+ * region's function as the profile names it (the outlined function).
+ * A ctx of 1..BP_INLINE_CTX bytes (ctx_size) that no thread writes during
+ * the region is copied to each worker with its start signal, and a worker
+ * runs on its copy: one cache miss starts it. With ctx_size 0 every thread
+ * gets the pointer ctx. */
+void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
 /* Team size a region forked now by t would get, before the pool's cap. */
 int bp_requested_threads(struct bp_thread *t);
 /* Most threads a team can have (allowed CPUs, lowered by the limits). */

@@ -3,6 +3,7 @@
  * passes a source location and its global thread number to most of them;
  * both are ignored: the calling thread's state is in thread-local storage. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -15,11 +16,18 @@ typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
 
 #include "kmp_invoke.inc"
 
+/* A region's microtask and arguments, sized to argc when forked, so that a
+ * few arguments travel inline to the workers (bp_fork). */
 struct fork_args {
     kmpc_micro fn;
     int argc;
-    void **args;
+    void *args[BP_MAX_REGION_ARGS];
 };
+
+static size_t fork_args_size(int argc)
+{
+    return offsetof(struct fork_args, args) + sizeof(void *) * (size_t)argc;
+}
 
 static void run_microtask(int tid, void *ctx)
 {
@@ -35,14 +43,15 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
     if (argc < 0 || argc > BP_MAX_REGION_ARGS)
         bp_fatal("__kmpc_fork_call: %d region arguments; at most %d are supported",
                  (int)argc, BP_MAX_REGION_ARGS);
-    void *args[BP_MAX_REGION_ARGS];
+    struct fork_args f;
+    f.fn = microtask;
+    f.argc = argc;
     va_list ap;
     va_start(ap, microtask);
     for (int i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+        f.args[i] = va_arg(ap, void *);
     va_end(ap);
-    struct fork_args f = {microtask, argc, args};
-    bp_fork(0, run_microtask, &f, (const void *)microtask);
+    bp_fork(0, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
 }
 
 /* MLIR's OpenMP translation calls this form for `omp.parallel if(cond)`:
@@ -54,12 +63,11 @@ BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask
     if (argc < 0 || argc > 1)
         bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
                  (int)argc);
-    void *argv[1] = {args};
-    struct fork_args f = {microtask, argc, argv};
-    if (cond)
-        bp_fork(0, run_microtask, &f, (const void *)microtask);
-    else
-        bp_fork(1, run_microtask, &f, (const void *)microtask);
+    struct fork_args f;
+    f.fn = microtask;
+    f.argc = argc;
+    f.args[0] = args;
+    bp_fork(cond ? 0 : 1, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
 }
 
 BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads)

@@ -147,9 +147,11 @@ static void leave(struct bp_thread *t)
     if (ws == NULL)
         return;
     l->ws = NULL;
+    /* Read before counting this thread out: after that the slot may be freed
+     * and taken for a later loop. */
+    uint32_t nth = (uint32_t)ws->nth;
     /* acq_rel: the last leaver sees every other thread done with the slot */
-    if (atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1 ==
-        (uint32_t)ws->nth) {
+    if (atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1 == nth) {
         atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->ready.value, 0, memory_order_relaxed);
         /* release: the resets above before the slot is seen free */

@@ -4,23 +4,37 @@
  * at a time.
  *
  * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two hot
- * lines (and a cold one for its pthread handle):
+ * blocks of BP_LINE bytes (and a cold one for its pthread handle):
  *   go:     written by the forker, read by worker i. go.value counts the
- *           regions slot i was asked to join; `region` beside it says which
- *           (NULL: stop). Worker i waits for go.value == regions seen + 1.
+ *           regions slot i was asked to join; beside it is all the worker
+ *           needs to start (function, context or a copy of it, team size,
+ *           first episode), so one cache miss starts it. Worker i waits for
+ *           go.value == regions seen + 1; run == NULL tells it to stop.
  *   arrive: written by worker i, read by thread 0. arrive.value is the last
- *           barrier episode worker i reached; `reduce_data` beside it is its
- *           contribution to a reduction of that episode.
- * Slot 0's lines are unused: whoever forks is thread 0.
+ *           episode worker i reached (a reduction or the join);
+ *           `reduce_data` beside it is its contribution to a reduction.
+ * Slot 0's go and arrive are unused: whoever forks is thread 0.
  *
  * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
- * starts all its threads at the pool's count (region.epoch_base) and its end
- * (the join) is one more episode. Before a region starts, the forker sets
- * the release word and each joining slot's arrive word to epoch_base, so a
- * value left from an earlier region is never mistaken for a current one.
- * Barrier e: each worker sets its arrive to e, then waits for release == e;
- * thread 0 waits for every arrive == e, then sets release to e. Join: workers
- * set arrive; thread 0 waits for them and does not release.
+ * starts all its threads at the pool's count (epoch_base) and its end (the
+ * join) is one more episode. A word set to episode e is awaited as == e (or
+ * as reached, for the barrier's rounds); words are at most one episode
+ * ahead of their readers and the rest lie behind, so a value left from an
+ * earlier region is never mistaken for a current one. Every 2^30 episodes
+ * the forker brings all words up to the current episode, so none falls so
+ * far behind that 32-bit wrapping makes it look current.
+ *
+ * Barrier: dissemination (Hensgen, Finkel and Manber 1988). In round k
+ * (k < ceil(log2 T)) thread i sets its round-k flag to the episode and
+ * waits for that of thread (i - 2^k) mod T. Each flag has one writer and
+ * one reader and its own line; nothing is gathered and released, so with
+ * two threads a barrier costs one cache-line transfer each way, at the same
+ * time. A thread may set its round-k flag for episode e + 1 before its
+ * reader has seen e, never e + 2, so readers wait for "reached".
+ * Reduction: each worker sets its arrive to e with its data beside it and
+ * waits for release == e; thread 0 folds every arrive == e in thread order
+ * (so float results do not depend on timing), then sets release to e.
+ * Join: workers set arrive; thread 0 waits for them and does not release.
  *
  * Locks. fork_lock is held by thread 0 for a whole region: it serialises
  * regions from different application threads and guards pool growth,
@@ -35,30 +49,37 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "prim.h"
 
-struct bp_region {
-    bp_run_fn run;
-    void *ctx;
+struct bp_slot {
+    /* What the worker needs first comes first: with a context of up to 32
+     * bytes (a kmp microtask with two arguments) it is one 64-byte line. */
+    alignas(BP_LINE) struct bp_flag go;
+    bp_run_fn run;        /* NULL: stop */
+    void *ctx;            /* the region's context, or inline_ctx */
     int team_size;
     uint32_t epoch_base;
+    alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
     int run_sched;        /* thread 0's runtime schedule, which the team inherits */
     int64_t run_chunk;
-};
-
-struct bp_slot {
-    alignas(BP_LINE) struct bp_flag go;
-    const struct bp_region *_Atomic region;
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
     _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
+};
+_Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
+               "a slot's go block is one BP_LINE");
+
+/* A dissemination barrier flag, alone in its lines. */
+struct bp_round {
+    alignas(BP_LINE) struct bp_flag flag;
 };
 
 static struct {
@@ -73,11 +94,13 @@ static struct {
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
     struct bp_slot *slots;       /* max_threads of them */
+    struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
+    int nrounds;                 /* ceil(log2(max_threads)) */
     uint32_t epoch;              /* episodes so far, under fork_lock */
+    uint32_t refreshed;          /* the episode when words were last brought up */
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;
-    struct bp_region region;     /* the running region, under fork_lock */
     alignas(BP_LINE) struct bp_flag release;
 } pool = {
     .fork_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -151,10 +174,12 @@ static void atfork_child(void)
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
+    size_t max = (size_t)atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
     if (pool.slots != NULL)
-        memset(pool.slots, 0, sizeof(struct bp_slot) *
-                                  (size_t)atomic_load_explicit(&pool.max_threads,
-                                                               memory_order_relaxed));
+        memset(pool.slots, 0, sizeof(struct bp_slot) * max);
+    if (pool.rounds != NULL)
+        memset(pool.rounds, 0, sizeof(struct bp_round) * max * (size_t)pool.nrounds);
+    pool.epoch = pool.refreshed = 0;
 }
 
 static void pool_init(void)
@@ -184,12 +209,19 @@ static void pool_init(void)
         max = bp_config.thread_limit;
     if (max > 4096)
         max = 4096;
+    int nrounds = 0;
+    while ((1 << nrounds) < max)
+        nrounds++;
+    pool.nrounds = nrounds > 0 ? nrounds : 1;
     pool.slots = aligned_alloc(BP_LINE, sizeof(struct bp_slot) * (size_t)max);
-    if (pool.cpus == NULL || pool.slots == NULL) {
+    pool.rounds = aligned_alloc(BP_LINE,
+                                sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds);
+    if (pool.cpus == NULL || pool.slots == NULL || pool.rounds == NULL) {
         bp_warn("out of memory starting the pool; regions run on one thread");
         max = 1;
     } else {
         memset(pool.slots, 0, sizeof(struct bp_slot) * (size_t)max);
+        memset(pool.rounds, 0, sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds);
     }
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
     bp_profile_init();
@@ -221,23 +253,23 @@ static void *worker_main(void *arg)
     for (;;) {
         bp_flag_wait(&slot->go, seen + 1);
         seen++;
-        /* relaxed: ordered after the acquire in bp_flag_wait */
-        const struct bp_region *r = atomic_load_explicit(&slot->region, memory_order_relaxed);
-        if (r == NULL)
+        /* the go block, written before the go flag's release store */
+        bp_run_fn run = slot->run;
+        if (run == NULL)
             break;
         t->tid = id;
-        t->team_size = r->team_size;
+        t->team_size = slot->team_size;
         t->level = 1;
         t->active_level = 1;
-        t->epoch = r->epoch_base;
+        t->epoch = slot->epoch_base;
         t->singles = 0;
         t->constructs = 0;
         t->outer_tid = id;
-        t->outer_team = r->team_size;
-        t->run_sched = r->run_sched;
-        t->run_chunk = r->run_chunk;
+        t->outer_team = slot->team_size;
+        t->run_sched = slot->run_sched;
+        t->run_chunk = slot->run_chunk;
         t->wait_ns = 0;
-        r->run(id, r->ctx);
+        run(id, slot->ctx);
         if (bp_profiling) {
             /* relaxed: published by the join's release in bp_flag_set */
             atomic_store_explicit(&slot->joined_ns, bp_now_ns(), memory_order_relaxed);
@@ -365,35 +397,55 @@ static void serial_enter(struct bp_thread *t, struct team_state *saved)
     }
 }
 
+/* Bring every episode word up to the current episode (see the top of the
+ * file); no region runs. */
+static void refresh_words(uint32_t epoch)
+{
+    int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+    /* relaxed: published to each worker by its next go */
+    atomic_store_explicit(&pool.release.value, epoch, memory_order_relaxed);
+    for (int i = 0; i < threads; i++) {
+        atomic_store_explicit(&pool.slots[i].arrive.value, epoch, memory_order_relaxed);
+        for (int k = 0; k < pool.nrounds; k++)
+            atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value, epoch,
+                                  memory_order_relaxed);
+    }
+    pool.refreshed = epoch;
+}
+
 /* Start workers 1..team_size-1 on the region and make the caller its thread
  * 0; fork_lock held. */
 static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
-                       struct team_state *saved)
+                       size_t ctx_size, struct team_state *saved)
 {
-    struct bp_region *r = &pool.region;
-    r->run = run;
-    r->ctx = ctx;
-    r->team_size = team_size;
-    r->epoch_base = pool.epoch;
-    r->run_sched = t->run_sched;
-    r->run_chunk = t->run_chunk;
+    uint32_t epoch_base = pool.epoch;
+    if (epoch_base - pool.refreshed >= (uint32_t)1 << 30)
+        refresh_words(epoch_base);
     bp_loops_reset();
-    /* Idle words: no thread reads them until the go stores below publish them. */
-    atomic_store_explicit(&pool.release.value, r->epoch_base, memory_order_relaxed);
+    /* Idle: no thread reads it until the go stores below publish it. */
     atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
+    int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     for (int i = 1; i < team_size; i++) {
         struct bp_slot *slot = &pool.slots[i];
-        atomic_store_explicit(&slot->arrive.value, r->epoch_base, memory_order_relaxed);
-        atomic_store_explicit(&slot->region, r, memory_order_relaxed);
-        /* bp_flag_set's release publishes *r, slot->region and the words above */
-        bp_flag_set(&slot->go, ++slot->go_count);
+        slot->run = run;
+        slot->ctx = copy ? memcpy(slot->inline_ctx, ctx, ctx_size) : ctx;
+        slot->team_size = team_size;
+        slot->epoch_base = epoch_base;
+        slot->run_sched = t->run_sched;
+        slot->run_chunk = t->run_chunk;
+        /* release: publishes the go block and the words above */
+        bp_flag_publish(&slot->go, ++slot->go_count);
     }
+    /* Then the sleepers: one fence for the whole team (wait.c). */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 1; i < team_size; i++)
+        bp_flag_wake_sleepers(&pool.slots[i].go);
     save_team(t, saved);
     t->tid = 0;
     t->team_size = team_size;
     t->level = 1;
     t->active_level = 1;
-    t->epoch = r->epoch_base;
+    t->epoch = epoch_base;
     t->singles = 0;
     t->constructs = 0;
     t->outer_tid = 0;
@@ -428,7 +480,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 }
 
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
-                   const void *fn)
+                   size_t ctx_size, const void *fn)
 {
     struct bp_thread *t = &self;
     ensure_init();
@@ -464,7 +516,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     f->team_size = team_size;
     if (team_size > 1) {
-        team_enter(t, team_size, run, ctx, &f->saved);
+        team_enter(t, team_size, run, ctx, ctx_size, &f->saved);
     } else {
         serial_enter(t, &f->saved);
         t->barriers = 0;
@@ -490,10 +542,10 @@ void bp_fork_end(struct bp_fork_frame *f)
     fork_unlock();
 }
 
-void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
+void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)
 {
     struct bp_fork_frame f;
-    bp_fork_begin(&f, team_size, run, ctx, fn);
+    bp_fork_begin(&f, team_size, run, ctx, ctx_size, fn);
     run(0, ctx);
     bp_fork_end(&f);
 }
@@ -501,13 +553,12 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, const void *fn)
 static void barrier_wait(struct bp_thread *t)
 {
     uint32_t e = ++t->epoch;
-    if (t->tid == 0) {
-        for (int i = 1; i < t->team_size; i++)
-            bp_flag_wait(&pool.slots[i].arrive, e);
-        bp_flag_set(&pool.release, e);
-    } else {
-        bp_flag_set(&pool.slots[t->tid].arrive, e);
-        bp_flag_wait(&pool.release, e);
+    int n = t->team_size, i = t->tid;
+    struct bp_round *mine = &pool.rounds[i * pool.nrounds];
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        int from = i >= d ? i - d : i - d + n;
+        bp_flag_set(&mine[k].flag, e);
+        bp_flag_wait_reached(&pool.rounds[from * pool.nrounds + k].flag, e);
     }
 }
 
@@ -609,7 +660,7 @@ void bp_serial_begin(struct bp_thread *t, const void *fn)
     struct bp_serial *s = malloc(sizeof *s);
     if (s == NULL)
         bp_fatal("__kmpc_serialized_parallel: out of memory");
-    bp_fork_begin(&s->frame, 1, NULL, NULL, fn);
+    bp_fork_begin(&s->frame, 1, NULL, NULL, 0, fn);
     s->prev = t->serial;
     t->serial = s;
 }
@@ -656,7 +707,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
     for (int i = 1; i < threads; i++) {
         struct bp_slot *slot = &pool.slots[i];
-        atomic_store_explicit(&slot->region, NULL, memory_order_relaxed);
+        slot->run = NULL;
         bp_flag_set(&slot->go, ++slot->go_count);
     }
     for (int i = 1; i < threads; i++)
@@ -664,8 +715,10 @@ __attribute__((destructor)) static void pool_shutdown(void)
     bp_profile_report();
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     free(pool.slots);
+    free(pool.rounds);
     free(pool.cpus);
     pool.slots = NULL;
+    pool.rounds = NULL;
     pool.cpus = NULL;
     atomic_store_explicit(&pool.max_threads, 1, memory_order_relaxed);
     if (pool.caller_pinned && pthread_equal(pool.caller_thread, pthread_self()))

@@ -14,7 +14,9 @@
  * `value`, then reads `sleepers`. Both pairs are sequentially consistent, so
  * at least one side sees the other: either the waiter sees the new value and
  * does not sleep, or the setter sees a sleeper and wakes it. futex_wait itself
- * returns at once when the word no longer holds the value it was given. */
+ * returns at once when the word no longer holds the value it was given.
+ * A setter with many flags to set (the fork) stores them all, then issues one
+ * seq_cst fence, then reads each `sleepers`: the same pair, one fence. */
 #include <sched.h>
 
 #include "internal.h"
@@ -25,9 +27,16 @@ enum {
     BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
 };
 
-void bp_flag_wait(struct bp_flag *f, uint32_t target)
+/* Has `value` reached `target`? Exactly, or (reached) at or past it in
+ * wrapping order. */
+static inline int flag_done(uint32_t value, uint32_t target, int reached)
 {
-    if (atomic_load_explicit(&f->value, memory_order_acquire) == target)
+    return reached ? (int32_t)(value - target) >= 0 : value == target;
+}
+
+static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
+{
+    if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
     int64_t start = bp_now_ns();
     int64_t spin_ns = bp_config.spin_ns;
@@ -36,7 +45,8 @@ void bp_flag_wait(struct bp_flag *f, uint32_t target)
         for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
             bp_cpu_relax();
             /* acquire: the setter's writes before its store become visible */
-            if (atomic_load_explicit(&f->value, memory_order_acquire) == target)
+            if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
+                          reached))
                 return;
             if (yielding)
                 sched_yield();
@@ -50,17 +60,35 @@ void bp_flag_wait(struct bp_flag *f, uint32_t target)
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
     for (;;) {
         uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
-        if (v == target)
+        if (flag_done(v, target, reached))
             break;
         bp_futex_wait(&f->value, v);
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
 }
 
+void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0); }
+
+void bp_flag_wait_reached(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 1); }
+
 void bp_flag_set(struct bp_flag *f, uint32_t value)
 {
     /* seq_cst store then seq_cst load: the Dekker pair with the waiter */
     atomic_store_explicit(&f->value, value, memory_order_seq_cst);
+    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0)
+        bp_futex_wake(&f->value, 0x7fffffff);
+}
+
+void bp_flag_publish(struct bp_flag *f, uint32_t value)
+{
+    /* release: the caller's writes before it reach the waiters */
+    atomic_store_explicit(&f->value, value, memory_order_release);
+}
+
+void bp_flag_wake_sleepers(struct bp_flag *f)
+{
+    /* seq_cst after the caller's seq_cst fence: the setter's half of the
+     * Dekker pair, split so that many stores share one fence */
     if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0)
         bp_futex_wake(&f->value, 0x7fffffff);
 }
