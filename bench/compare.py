@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """compare.py: buddypool side by side with libomp and libgomp (`make bench`).
 
-Runs the overhead benchmark (bench/overhead) and the decode benchmark
-(bench/decode) for every runtime build, alternating the runtimes round by
+Runs the overhead benchmark (bench/overhead), the decode benchmark
+(bench/decode) and the idle benchmark (bench/idle: CPU used by idle pool
+threads, wake latency after a 1 s pause; at most IDLE_ROUNDS rounds, each
+takes seconds) for every runtime build, alternating the runtimes round by
 round, and prints one markdown table per benchmark: a row per runtime and
 setting with the median and best over the rounds and the ratio to the best
 peer. Peers run at their best settings, pinned like the pool:
@@ -33,10 +35,11 @@ SETTINGS = [
     ("libgomp", "libgomp", dict(PEER_ENV)),
     ("libgomp OMP_WAIT_POLICY=active", "libgomp", dict(PEER_ENV, OMP_WAIT_POLICY="active")),
 ]
+IDLE_ROUNDS = 3
 CONSTRUCTS = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "SINGLE", "CRITICAL", "REDUCTION"]
 # Variables a setting must not inherit from the caller's environment.
 SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "KMP_BLOCKTIME",
-         "GOMP_SPINCOUNT", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_THREADS",
+         "GOMP_SPINCOUNT", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_SPIN_US", "BUDDY_THREAD_POOL_THREADS",
          "BUDDY_THREAD_POOL_OVERSUBSCRIBE"]
 
 
@@ -68,15 +71,20 @@ def measure(build, args):
     over_args = ["--quick"] if quick else ["--trials", "20"]
     dec_args = (["--config", "small", "--prompt", "4", "--tokens", "16"] if quick
                 else ["--config", "default", "--prompt", "8", "--tokens", "32"])
+    idle_args = (["--idle-ms", "1000", "--measure-ms", "300", "--trials", "1"] if quick
+                 else ["--idle-ms", "1000", "--measure-ms", "500", "--trials", "3"])
     plan = []
     for threads in args.threads:
         for label, suffix, env in SETTINGS:
             over = os.path.join(build, "bench", "overhead", "overhead-" + suffix)
             dec = os.path.join(build, "bench", "decode", "decode-" + suffix)
+            idle = os.path.join(build, "bench", "idle", "idle-" + suffix)
             if os.path.exists(over):
                 plan.append(("overhead", label, threads, [over] + over_args, env))
             if os.path.exists(dec):
                 plan.append(("decode", label, threads, [dec] + dec_args, env))
+            if os.path.exists(idle):
+                plan.append(("idle", label, threads, [idle] + idle_args, env))
     if not plan:
         sys.exit("compare.py: no benchmark builds under %s/bench" % build)
     tokens = {}
@@ -84,8 +92,14 @@ def measure(build, args):
         # rotate the order each round so no setting always runs first
         k = r % len(plan)
         for bench, label, threads, cmd, env in plan[k:] + plan[:k]:
+            if bench == "idle" and r >= IDLE_ROUNDS:
+                continue
             out = run(cmd, env, threads)
-            if bench == "overhead":
+            if bench == "idle":
+                for res in parse_results(out, "idle"):
+                    for item in ("idle_cpu_pct", "wake_us", "all_started_us"):
+                        data.setdefault((bench, label, threads, item), []).append(float(res[item]))
+            elif bench == "overhead":
                 for res in parse_results(out, "overhead"):
                     key = (bench, label, threads, res["construct"])
                     data.setdefault(key, []).append(float(res["median_us"]))
@@ -132,6 +146,21 @@ def decode_table(data, threads_list):
             reg = statistics.median(data[("decode", label, threads, "regions_per_token")])
             ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
             lines.append("| %d | %s | %.2f | %.2f | %.2f | %.0f | %s |" % (threads, label, med, max(v), pre, reg, ratio))
+    return "\n".join(lines)
+
+
+def idle_table(data, threads_list):
+    lines = ["| threads | runtime | idle CPU per pool thread, % of a CPU (worst) | wake after 1 s idle, us (median) | last thread started, us (median) |",
+             "| --- | --- | --- | --- | --- |"]
+    for threads in threads_list:
+        for label, _, _ in SETTINGS:
+            cpu = data.get(("idle", label, threads, "idle_cpu_pct"))
+            if not cpu:
+                continue
+            wake = data[("idle", label, threads, "wake_us")]
+            started = data[("idle", label, threads, "all_started_us")]
+            lines.append("| %d | %s | %.3f | %.1f | %.1f |" % (
+                threads, label, max(cpu), statistics.median(wake), statistics.median(started)))
     return "\n".join(lines)
 
 
@@ -236,6 +265,13 @@ def main():
             md.append("Generated tokens at %d threads identical across runtimes: %s" %
                       (threads, "yes" if same else "NO: " + json.dumps(by_label)))
         md.append("")
+    if any(k[0] == "idle" for k in data):
+        md += ["## Idle", "",
+               "After 1 s without regions, the CPU used by each pool thread over the next "
+               "%s ms, then the time of one empty region (fork to join) and until its last "
+               "thread started; %d rounds." % ("300" if args.quick else "500",
+                                                min(args.rounds, IDLE_ROUNDS)), "",
+               idle_table(data, args.threads), ""]
     text = "\n".join(md)
     print(text)
     with open(os.path.join(out_dir, "results.md"), "w") as f:

@@ -86,3 +86,21 @@ function(bp_openmp_runtime_tests name)
       ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 120)
   endforeach()
 endfunction()
+
+# bp_openmp_benchmark(<name> <src.c>)
+# One benchmark source as four programs: <name>-libomp (clang + libomp),
+# <name>-libgomp (gcc + libgomp), <name>-buddypool (clang objects on
+# libbuddypool) and <name>-gcc-buddypool (gcc objects, the GOMP_* ABI, on
+# libbuddypool). Each program gets its own object: one custom-command
+# output shared by two targets could be built by both at once in a
+# parallel make.
+function(bp_openmp_benchmark name src)
+  bp_openmp_object(libomp_obj ${src} COMPILER clang NAME ${name}-libomp)
+  bp_openmp_object(buddypool_obj ${src} COMPILER clang NAME ${name}-buddypool)
+  bp_openmp_object(libgomp_obj ${src} COMPILER gcc NAME ${name}-libgomp)
+  bp_openmp_object(gcc_buddypool_obj ${src} COMPILER gcc NAME ${name}-gcc-buddypool)
+  bp_openmp_program(${name}-libomp RUNTIME libomp OBJECTS ${libomp_obj})
+  bp_openmp_program(${name}-libgomp RUNTIME libgomp OBJECTS ${libgomp_obj})
+  bp_openmp_program(${name}-buddypool RUNTIME buddypool OBJECTS ${buddypool_obj})
+  bp_openmp_program(${name}-gcc-buddypool RUNTIME buddypool OBJECTS ${gcc_buddypool_obj})
+endfunction()

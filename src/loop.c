@@ -14,7 +14,7 @@
  * the others wait for that. Each thread leaves the loop when it finds no
  * chunk left; the last one to leave (left == team size) clears `left`,
  * `ready`, then `ticket`, which frees the slot. Regions run one at a time,
- * so one ring serves the pool; thread 0 clears it before each region.
+ * so one ring serves the pool; thread 0 clears it after a region that used it.
  *
  * Dynamic chunks come from an atomic fetch-add on `next`; guided ones from a
  * compare-and-swap that takes max(chunk, remaining / (2 * team size)).

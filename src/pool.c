@@ -69,6 +69,7 @@ struct bp_slot {
     int64_t run_chunk;
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
+    uint32_t used_shared; /* the worker met loops or singles in the region */
     _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     alignas(BP_LINE) pthread_t thread;
@@ -279,7 +280,8 @@ static void *worker_main(void *arg)
         t->active_level = 0;
         t->tid = 0;
         t->team_size = 1;
-        bp_flag_set(&slot->arrive, ++t->epoch); /* the join */
+        slot->used_shared = t->constructs | t->singles;
+        bp_flag_set(&slot->arrive, ++t->epoch); /* the join, publishing used_shared */
     }
     return NULL;
 }
@@ -421,9 +423,6 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     uint32_t epoch_base = pool.epoch;
     if (epoch_base - pool.refreshed >= (uint32_t)1 << 30)
         refresh_words(epoch_base);
-    bp_loops_reset();
-    /* Idle: no thread reads it until the go stores below publish it. */
-    atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     for (int i = 1; i < team_size; i++) {
         struct bp_slot *slot = &pool.slots[i];
@@ -461,9 +460,19 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
     int64_t joined_ns = bp_profiling ? bp_now_ns() : 0;
     uint32_t end = ++t->epoch;
-    for (int i = 1; i < f->team_size; i++)
+    uint32_t used = t->constructs | t->singles;
+    for (int i = 1; i < f->team_size; i++) {
         bp_flag_wait(&pool.slots[i].arrive, end);
+        used |= pool.slots[i].used_shared;
+    }
     pool.epoch = end;
+    /* Clear the team's shared loop and single state for the next region, now
+     * that no thread uses it; a region that used none skips this. The next
+     * go publishes the stores. */
+    if (used != 0) {
+        bp_loops_reset();
+        atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
+    }
     if (bp_profiling) {
         f->end_ns = bp_now_ns();
         f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
@@ -559,8 +568,7 @@ static void barrier_wait(struct bp_thread *t)
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
         bp_flag_wait_reached(&pool.rounds[from * pool.nrounds + k].flag, e);
-    }
-}
+    }}
 
 static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *),
                          int nowait)
