@@ -34,6 +34,11 @@
  * Reduction: each worker sets its arrive to e with its data beside it and
  * waits for release == e; thread 0 folds every arrive == e in thread order
  * (so float results do not depend on timing), then sets release to e.
+ * A nowait reduction is folded by the last thread to arrive instead (it
+ * counts arrivals in reduce_arrived), still in thread order and into thread
+ * 0's data; the folder does not wait, and thread 0 waits for the release
+ * unless it folded. In a `parallel reduction` the worker that arrives last
+ * thus goes straight on to the join.
  * Join: workers set arrive; thread 0 waits for them and does not release.
  *
  * Locks. fork_lock is held by thread 0 for a whole region: it serialises
@@ -102,6 +107,8 @@ static struct {
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;
+    /* threads arrived at the running nowait reduction; 0 between them */
+    alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
     alignas(BP_LINE) struct bp_flag release;
 } pool = {
     .fork_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -570,8 +577,8 @@ static void barrier_wait(struct bp_thread *t)
         bp_flag_wait_reached(&pool.rounds[from * pool.nrounds + k].flag, e);
     }}
 
-static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *),
-                         int nowait)
+/* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
+static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))
 {
     uint32_t e = ++t->epoch;
     if (t->tid != 0) {
@@ -588,11 +595,30 @@ static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *
         /* relaxed: ordered after the acquire in bp_flag_wait */
         combine(data, atomic_load_explicit(&slot->reduce_data, memory_order_relaxed));
     }
-    if (nowait)
-        bp_flag_set(&pool.release, e);
-    else
-        t->reduce_open = 1;
+    t->reduce_open = 1;
     return 1;
+}
+
+/* A nowait reduction, folded by the last thread to arrive. */
+static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(void *, void *))
+{
+    uint32_t e = ++t->epoch;
+    int n = t->team_size;
+    /* relaxed: published by the release half of the fetch_add below */
+    atomic_store_explicit(&pool.slots[t->tid].reduce_data, data, memory_order_relaxed);
+    /* acq_rel: the last arriver sees every thread's data pointer and data */
+    if (atomic_fetch_add_explicit(&pool.reduce_arrived, 1, memory_order_acq_rel) + 1 !=
+        (uint32_t)n) {
+        bp_flag_wait(&pool.release, e); /* until the folder no longer reads data */
+        return t->tid == 0;
+    }
+    void *into = atomic_load_explicit(&pool.slots[0].reduce_data, memory_order_relaxed);
+    for (int i = 1; i < n; i++)
+        combine(into, atomic_load_explicit(&pool.slots[i].reduce_data, memory_order_relaxed));
+    /* relaxed: every thread has arrived; the release store publishes it */
+    atomic_store_explicit(&pool.reduce_arrived, 0, memory_order_relaxed);
+    bp_flag_set(&pool.release, e);
+    return t->tid == 0;
 }
 
 /* Profiling: thread 0 of an outermost team counts each episode (a team of
@@ -623,15 +649,22 @@ void bp_barrier(struct bp_thread *t)
         barrier_wait(t);
 }
 
+static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+{
+    if (t->team_size <= 1)
+        return 1;
+    return nowait ? reduce_last_folds(t, data, combine) : reduce_gather(t, data, combine);
+}
+
 int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
 {
     if (bp_profiling) {
         int64_t a = profile_arrive(t);
-        int got = t->team_size > 1 ? reduce_gather(t, data, combine, nowait) : 1;
+        int got = reduce(t, data, combine, nowait);
         profile_release(t, a);
         return got;
     }
-    return t->team_size > 1 ? reduce_gather(t, data, combine, nowait) : 1;
+    return reduce(t, data, combine, nowait);
 }
 
 int bp_single(struct bp_thread *t)
