@@ -8,8 +8,13 @@ JOBS ?= $(shell nproc)
 # benchmarks compare (libgomp comes with gcc).
 PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
 	clang-22 libomp-22-dev
+# gcc's ASan and UBSan runtimes and clang's TSan runtime (check-sanitize);
+# cross compilers, their C libraries and qemu-user (check-cross).
+SAN_PACKAGES = libasan8 libubsan1 libclang-rt-22-dev
+CROSS_PACKAGES = gcc-riscv64-linux-gnu libc6-dev-riscv64-cross \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all deps build check demo bench bench-quick install clean
+.PHONY: all deps build check check-sanitize check-cross demo bench bench-quick install clean
 
 all: build
 
@@ -22,6 +27,17 @@ build: deps
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The suite again under ASan+UBSan and under TSan (build-asan, build-tsan),
+# and the portable tests cross-built for riscv64 and aarch64 under
+# qemu-user (build-cross-*). .ci/run runs all three checks.
+check-sanitize: deps
+	@sh tools/install-deps.sh $(SAN_PACKAGES)
+	sh tools/check-sanitize.sh
+
+check-cross:
+	@sh tools/install-deps.sh cmake make $(CROSS_PACKAGES)
+	sh tools/check-cross.sh
 
 # The decode benchmark's default model (Qwen3-shaped, 28 layers, synthetic
 # weights) on the pool, with its profile.
@@ -42,4 +58,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan build-cross-riscv64 build-cross-aarch64

@@ -260,11 +260,19 @@ static void load_profile(void)
             bp_warn("BUDDY_THREAD_POOL_PROFILE_SLOTS='%s' is not an integer from 1 to %d; "
                     "using %d", s, 1 << 24, bp_config.profile_slots);
     }
+    /* A copy in static storage: nothing to free when the library unloads,
+     * and a later setenv() cannot change it. */
+    static char out_path[4096];
     s = getenv("BUDDY_THREAD_POOL_PROFILE_OUT");
-    if (s != NULL && s[0] == '\0')
+    if (s != NULL && s[0] == '\0') {
         bp_warn("BUDDY_THREAD_POOL_PROFILE_OUT='' is an empty path; writing no JSON profile");
-    else if (s != NULL)
-        bp_config.profile_out = strdup(s);
+    } else if (s != NULL && strlen(s) >= sizeof out_path) {
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_OUT is a path of %zu bytes (at most %zu); "
+                "writing no JSON profile", strlen(s), sizeof out_path - 1);
+    } else if (s != NULL) {
+        memcpy(out_path, s, strlen(s) + 1);
+        bp_config.profile_out = out_path;
+    }
 }
 
 static void load_all(void)

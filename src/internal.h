@@ -26,8 +26,13 @@ struct bp_flag {
     _Atomic uint32_t sleepers;
 };
 
+/* Set while the pool has more threads than allowed CPUs: waiters then yield
+ * from the start, since the thread they wait for may need their CPU. */
+extern _Atomic int bp_oversubscribed;
+
 /* Wait until f->value == target (acquire): spin with the pause hint, yield
- * after a while, sleep on the futex after bp_config.spin_ns. */
+ * after a while (at once when oversubscribed), sleep on the futex after
+ * bp_config.spin_ns. */
 void bp_flag_wait(struct bp_flag *f, uint32_t target);
 /* The same, until f->value is target or past it (wrapping order): for a
  * flag whose setter may move on by one before this waiter looks. */

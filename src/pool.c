@@ -179,6 +179,8 @@ static void atfork_child(void)
     self.holds_fork_lock = 0;
     pthread_mutex_init(&pool.fork_lock, NULL);
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
+    atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.reduce_arrived, 0, memory_order_relaxed);
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
@@ -255,6 +257,11 @@ int bp_pool_threads(void)
 static void *worker_main(void *arg)
 {
     int id = (int)(intptr_t)arg;
+    /* Named for top -H, gdb and perf: "buddypool-N" (N < 100000 fits the
+     * kernel's 15 characters). Best effort. */
+    char name[16];
+    snprintf(name, sizeof name, "buddypool-%u", (unsigned)id % 100000u);
+    (void)pthread_setname_np(pthread_self(), name);
     struct bp_slot *slot = &pool.slots[id];
     struct bp_thread *t = &self;
     uint32_t seen = 0;
@@ -359,6 +366,9 @@ static void grow(int want)
         atomic_store_explicit(&pool.threads, i + 1, memory_order_relaxed);
     }
     pthread_attr_destroy(&attr);
+    atomic_store_explicit(&bp_oversubscribed,
+                          atomic_load_explicit(&pool.threads, memory_order_relaxed) > pool.ncpus,
+                          memory_order_relaxed);
 }
 
 int bp_requested_threads(struct bp_thread *t)

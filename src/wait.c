@@ -6,8 +6,10 @@
  * microseconds, and a futex round trip costs several. A waiter spins with the
  * pause hint while it reads the word, checking the clock every few hundred
  * reads. After BP_YIELD_AFTER_NS it also calls sched_yield between reads, so
- * that on an oversubscribed CPU the thread it waits for can run. After
- * bp_config.spin_ns it sleeps.
+ * that on an oversubscribed CPU the thread it waits for can run; when the
+ * pool itself has more threads than CPUs (bp_oversubscribed), it yields from
+ * the first read: pure spinning there only delays the thread it waits for.
+ * After bp_config.spin_ns it sleeps.
  *
  * Sleeping without a lost wake-up: the waiter increments `sleepers`, then
  * re-reads `value`, then futex_waits on the value it read. The setter stores
@@ -42,7 +44,7 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
      * within that round is seen without the delay of a clock read. */
     int64_t start = -1;
     int64_t spin_ns = bp_config.spin_ns;
-    int yielding = 0;
+    int yielding = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     for (;;) {
         for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
             bp_cpu_relax();
@@ -71,6 +73,8 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
 }
+
+_Atomic int bp_oversubscribed;
 
 void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0); }
 

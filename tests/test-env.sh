@@ -46,14 +46,26 @@ grep -q "max_threads=$cpus " "$out" || { echo "FAIL: a bad limit is not 'no limi
 for v in abc -5 10Q 0 16 1K 99999999999999999999G 4MB; do
     expect_warn OMP_STACKSIZE "$v"
 done
-for v in sometimes 1 ''; do expect_warn OMP_WAIT_POLICY "$v"; done
-for v in -1 x 1.5; do expect_warn BUDDY_THREAD_POOL_SPIN_US "$v"; done
-for v in maybe 2 closed truex; do expect_warn OMP_PROC_BIND "$v"; done
+# malformed, negative, zero (where it is not a valid value), huge, trailing
+# garbage
+for v in sometimes 1 '' -1 0 99999999999999999999 activex; do expect_warn OMP_WAIT_POLICY "$v"; done
+for v in -1 x 1.5 99999999999999999999 10x; do expect_warn BUDDY_THREAD_POOL_SPIN_US "$v"; done
+for v in maybe 2 closed truex -1 0 99999999999999999999; do expect_warn OMP_PROC_BIND "$v"; done
 for v in 3,abc 2,,1 1,0; do expect_warn OMP_NUM_THREADS "$v"; done
-for v in yes 2; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
-for v in yes 2 on ''; do expect_warn BUDDY_THREAD_POOL_PROFILE "$v"; done
+for v in yes 2 -1 99999999999999999999 1x; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
+for v in yes 2 on '' -1 99999999999999999999 1x; do expect_warn BUDDY_THREAD_POOL_PROFILE "$v"; done
 for v in 0 -1 abc 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_PROFILE_SLOTS "$v"; done
+for v in bogus dynamic,-1 dynamic,0 guided,99999999999999999999 static,4x 'static x' \
+         monotonic: ''; do
+    expect_warn OMP_SCHEDULE "$v"
+done
 expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
+# a path too long to keep: one warning giving its length, no JSON written
+long=$(printf '/tmp/%05000d' 0)
+env BUDDY_THREAD_POOL_PROFILE=1 BUDDY_THREAD_POOL_PROFILE_OUT="$long" "$prog" run >"$out" 2>&1
+if [ $? -ne 0 ] || [ "$(grep -c '^buddypool: BUDDY_THREAD_POOL_PROFILE_OUT is a path of 5005 bytes' "$out")" -ne 1 ]; then
+    echo "FAIL: a 5005-byte BUDDY_THREAD_POOL_PROFILE_OUT:"; head -c 2000 "$out"; fails=$((fails + 1))
+fi
 
 expect_quiet BUDDY_THREAD_POOL_THREADS 1 "max_threads=1 "
 expect_quiet BUDDY_THREAD_POOL_THREADS " 1 " "max_threads=1 "
@@ -71,6 +83,9 @@ expect_quiet BUDDY_THREAD_POOL_PROFILE 1 "max_threads"
 expect_quiet BUDDY_THREAD_POOL_PROFILE 0 "max_threads"
 expect_quiet OMP_PROC_BIND spread,close "max_threads"
 expect_quiet OMP_PROC_BIND TRUE "max_threads"
+expect_quiet OMP_SCHEDULE dynamic,4 "max_threads"
+expect_quiet OMP_SCHEDULE monotonic:guided "max_threads"
+expect_quiet OMP_SCHEDULE " static " "max_threads"
 
 "$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
 expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65

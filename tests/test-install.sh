@@ -4,6 +4,10 @@
 # with pkg-config (shared, static archive, fully static) and with CMake's
 # find_package. Each program must run right with no OpenMP runtime loaded.
 set -eu
+if [ -n "${BP_SKIP:-}" ]; then
+    echo "skipped: $BP_SKIP"
+    exit 77
+fi
 build=$1
 model=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)

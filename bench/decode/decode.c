@@ -303,6 +303,23 @@ static void build_model(struct model *m, const struct config *c)
     m->logits = alloc_or_die((size_t)c->vocab, sizeof(float));
 }
 
+static void free_model(struct model *m)
+{
+    for (int l = 0; l < m->c.layers; l++) {
+        struct layer *L = &m->layers[l];
+        float *bufs[] = {L->attn_norm, L->wq, L->wk, L->wv, L->q_norm, L->k_norm, L->wo,
+                         L->mlp_norm, L->w_gate, L->w_up, L->w_down, L->k_cache, L->v_cache};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+            free(bufs[i]);
+    }
+    float *bufs[] = {m->embedding, m->final_norm, m->lm_head, m->rope_cos, m->rope_sin,
+                     m->x, m->xn, m->q, m->att_out, m->scores, m->o, m->gate, m->up,
+                     m->act, m->down, m->logits};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+    free(m->layers);
+}
+
 /* ---- kernels: one parallel region each ---- */
 
 #ifdef DECODE_MLIR_MATVEC
@@ -601,5 +618,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < c.tokens; i++)
         printf("%s%d", i ? "," : "", out[i]);
     printf("\n");
+    free(prompt);
+    free(out);
+    free_model(&m);
     return 0;
 }
