@@ -14,6 +14,7 @@ same OMP_NUM_THREADS as the pool. Writes the tables (results.md), the raw
 runs (results.json) and a plot (results.svg) to --out.
 
   compare.py BUILD_DIR [--quick] [--rounds N] [--threads 1,2] [--out DIR]
+             [--only overhead,decode,idle]
 """
 import argparse
 import json
@@ -79,11 +80,11 @@ def measure(build, args):
             over = os.path.join(build, "bench", "overhead", "overhead-" + suffix)
             dec = os.path.join(build, "bench", "decode", "decode-" + suffix)
             idle = os.path.join(build, "bench", "idle", "idle-" + suffix)
-            if os.path.exists(over):
+            if os.path.exists(over) and "overhead" in args.only:
                 plan.append(("overhead", label, threads, [over] + over_args, env))
-            if os.path.exists(dec):
+            if os.path.exists(dec) and "decode" in args.only:
                 plan.append(("decode", label, threads, [dec] + dec_args, env))
-            if os.path.exists(idle):
+            if os.path.exists(idle) and "idle" in args.only:
                 plan.append(("idle", label, threads, [idle] + idle_args, env))
     if not plan:
         sys.exit("compare.py: no benchmark builds under %s/bench" % build)
@@ -117,18 +118,22 @@ def measure(build, args):
 
 
 def overhead_table(data, threads_list):
-    lines = ["| threads | construct | runtime | median us | best us | ratio to best peer |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| threads | construct | runtime | median us | best us | ratio to best peer (medians) | ratio (bests) |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for threads in threads_list:
         for c in CONSTRUCTS:
             rows = [(label, data.get(("overhead", label, threads, c))) for label, _, _ in SETTINGS]
             rows = [(l, v) for l, v in rows if v]
             peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
+            peer_bests = [min(v) for l, v in rows if not l.startswith("buddypool")]
             best_peer = min(peers) if peers else None
+            best_peer_best = min(peer_bests) if peer_bests else None
             for label, v in rows:
                 med = statistics.median(v)
                 ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
-                lines.append("| %d | %s | %s | %.3f | %.3f | %s |" % (threads, c, label, med, min(v), ratio))
+                ratio_b = "%.2fx" % (min(v) / best_peer_best) if best_peer_best else "-"
+                lines.append("| %d | %s | %s | %.3f | %.3f | %s | %s |" %
+                             (threads, c, label, med, min(v), ratio, ratio_b))
     return "\n".join(lines)
 
 
@@ -235,9 +240,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--threads", default=None, help="comma-separated thread counts")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default="overhead,decode,idle",
+                    help="comma-separated benchmarks: overhead, decode, idle")
     args = ap.parse_args()
     if args.rounds is None:
         args.rounds = 2 if args.quick else 7
+    args.only = args.only.split(",")
+    unknown = [b for b in args.only if b not in ("overhead", "decode", "idle")]
+    if unknown:
+        sys.exit("compare.py: --only %s: unknown benchmark(s) %s (overhead, decode, idle)" %
+                 (",".join(args.only), ",".join(unknown)))
     if args.rounds < 1:
         sys.exit("compare.py: --rounds %d: need at least 1" % args.rounds)
     try:
@@ -252,8 +264,9 @@ def main():
 
     machine = machine_line()
     data, tokens = measure(args.build, args)
-    cmd = "bench/compare.py %s%s --rounds %d --threads %s" % (
-        args.build, " --quick" if args.quick else "", args.rounds, ",".join(map(str, args.threads)))
+    cmd = "bench/compare.py %s%s --rounds %d --threads %s --only %s" % (
+        args.build, " --quick" if args.quick else "", args.rounds, ",".join(map(str, args.threads)),
+        ",".join(args.only))
     md = ["# buddypool against libomp and libgomp", "",
           "%s; `%s`; medians over %d rounds, runtimes alternating." % (machine, cmd, args.rounds), ""]
     if any(k[0] == "overhead" for k in data):

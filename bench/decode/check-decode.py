@@ -11,6 +11,14 @@
   no-runtime  `ldd PROGRAM` shows no OpenMP runtime (libomp, libgomp, libiomp)
   bad-input   PROGRAM exits 2 on bad flags, with a message naming the flag
               and the value
+  two-processes
+              PROGRAM (a buddypool build, full pool: one thread per CPU) on
+              the tiny config alone, then two copies at once on the same
+              CPUs: both must finish with the tokens of the run alone, each
+              at no less than a third of its decode speed alone. Best of
+              three tries each, alone and in pairs, alternating: a pool
+              whose waiters spin instead of yielding to the other process
+              falls far below a third, whatever the machine's noise.
 """
 import os
 import re
@@ -127,12 +135,58 @@ def bad_input(programs):
     return 1 if failed else 0
 
 
+def two_processes(programs):
+    cmd = [programs[0], "--config", "tiny", "--tokens", "2000"]
+    env = env_for(None)
+
+    def parse(out, what):
+        m = RESULT.search(out)
+        if not m:
+            raise SystemExit("FAIL: %s: no RESULT line:\n%s" % (what, out[-2000:]))
+        return float(m.group(5)), m.group(7)
+
+    alone, pairs, tokens_alone = [], [], None
+    for _ in range(3):
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            print("FAIL: alone: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+            return 1
+        speed, toks = parse(p.stdout, "alone")
+        alone.append(speed)
+        tokens_alone = toks
+        procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+        outs = [q.communicate(timeout=300) for q in procs]
+        pair = []
+        for q, (out, err) in zip(procs, outs):
+            if q.returncode != 0:
+                print("FAIL: in a pair: exit %d\n%s" % (q.returncode, err[-2000:]))
+                return 1
+            speed, toks = parse(out, "in a pair")
+            if toks != tokens_alone:
+                print("FAIL: in a pair: other tokens than alone")
+                return 1
+            pair.append(speed)
+        pairs.append(min(pair))
+    best_alone, best_pair = max(alone), max(pairs)
+    print("two-processes: alone %s tok/s, slower of each pair %s tok/s: %.2f of alone" %
+          (" ".join("%.0f" % v for v in alone), " ".join("%.0f" % v for v in pairs),
+           best_pair / best_alone))
+    if best_pair < best_alone / 3:
+        print("FAIL: with another full pool on the same CPUs a process ran at %.2f of its "
+              "speed alone (at least 1/3 expected)" % (best_pair / best_alone))
+        return 1
+    return 0
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("tokens", "no-runtime", "bad-input"):
+    modes = {"tokens": tokens, "no-runtime": no_runtime, "bad-input": bad_input,
+             "two-processes": two_processes}
+    if len(sys.argv) < 3 or sys.argv[1] not in modes:
         print(__doc__, file=sys.stderr)
         return 2
     mode, programs = sys.argv[1], sys.argv[2:]
-    return {"tokens": tokens, "no-runtime": no_runtime, "bad-input": bad_input}[mode](programs)
+    return modes[mode](programs)
 
 
 if __name__ == "__main__":
