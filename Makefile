@@ -58,4 +58,5 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-cross-riscv64 build-cross-aarch64
+	rm -rf $(BUILD) build-asan build-tsan build-cross-riscv64 build-cross-aarch64 \
+		build-cross-portable

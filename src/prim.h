@@ -1,6 +1,8 @@
 /* prim.h: the architecture and OS primitives the pool is built on: a pause
  * hint for spin loops, futex wait/wake, and a monotonic clock. Each primitive
- * is one #if ladder; a platform that matches no rung fails to build. */
+ * is one #if ladder ending in a portable rung; BP_PORTABLE_PRIMS (CMake's
+ * BUDDYPOOL_PORTABLE_PRIMS) forces the portable rungs, so they are tested
+ * on machines that have the fast ones. */
 #ifndef BUDDYPOOL_PRIM_H
 #define BUDDYPOOL_PRIM_H
 
@@ -8,7 +10,9 @@
 #include <time.h>
 
 /* cpu_relax: tell the core we are in a spin-wait loop. */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(BP_PORTABLE_PRIMS)
+static inline void bp_cpu_relax(void) { __asm__ __volatile__("" ::: "memory"); }
+#elif defined(__x86_64__) || defined(__i386__)
 static inline void bp_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
 #elif defined(__aarch64__) || defined(__arm__)
 static inline void bp_cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
@@ -23,7 +27,7 @@ static inline void bp_cpu_relax(void) { __asm__ __volatile__("" ::: "memory"); }
 #endif
 
 /* futex: sleep while *addr == expected; wake up to n sleepers on addr. */
-#if defined(__linux__)
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -39,7 +43,10 @@ static inline void bp_futex_wake(const void *addr, int n)
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 #else
-#error "buddypool: no futex for this OS"
+/* Portable: one process-wide mutex and condition variable (wait.c). Every
+ * wake wakes every sleeper, which re-checks its word: slower, still exact. */
+void bp_futex_wait(const void *addr, uint32_t expected);
+void bp_futex_wake(const void *addr, int n);
 #endif
 
 /* clock: monotonic nanoseconds. */

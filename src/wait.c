@@ -19,10 +19,37 @@
  * returns at once when the word no longer holds the value it was given.
  * A setter with many flags to set (the fork) stores them all, then issues one
  * seq_cst fence, then reads each `sleepers`: the same pair, one fence. */
+#include <pthread.h>
 #include <sched.h>
 
 #include "internal.h"
 #include "prim.h"
+
+#if !defined(__linux__) || defined(BP_PORTABLE_PRIMS)
+/* The portable futex (prim.h). No lost wake-up: the waiter checks the word
+ * and starts waiting under the mutex, and a waker takes the mutex after
+ * changing the word, so it either sees the waiter waiting or the waiter
+ * sees the new value. */
+static pthread_mutex_t futex_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t futex_cond = PTHREAD_COND_INITIALIZER;
+
+void bp_futex_wait(const void *addr, uint32_t expected)
+{
+    pthread_mutex_lock(&futex_mutex);
+    if (atomic_load((_Atomic uint32_t *)addr) == expected)
+        pthread_cond_wait(&futex_cond, &futex_mutex);
+    pthread_mutex_unlock(&futex_mutex);
+}
+
+void bp_futex_wake(const void *addr, int n)
+{
+    (void)addr;
+    (void)n;
+    pthread_mutex_lock(&futex_mutex);
+    pthread_cond_broadcast(&futex_cond);
+    pthread_mutex_unlock(&futex_mutex);
+}
+#endif
 
 enum {
     BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
