@@ -9,6 +9,7 @@
 #define BUDDYPOOL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +54,27 @@ int buddypool_team_size(void);
 /* The most threads a team can have: CPUs the process may run on, lowered by
  * BUDDY_THREAD_POOL_THREADS. Starts no thread. */
 int buddypool_max_threads(void);
+
+/* ---- profiling (BUDDY_THREAD_POOL_PROFILE=1) ----------------------------
+ * These act on the profile that is reported when the library unloads or
+ * the process exits. Call them between regions, not inside one. Each
+ * returns 0, or -ENOTSUP when profiling is off (nothing happens), -EBUSY
+ * inside a region, -EINVAL for a bad argument. */
+
+/* Start phase `name` (1 to 63 bytes): the regions from now until the next
+ * phase begins are also accounted in that phase's table, given with its own
+ * totals in the report and the JSON ("phases"). A name used before
+ * continues its phase. At most 32 names: beyond, -ENOSPC (one warning) and
+ * no phase is current. */
+int buddypool_profile_phase(const char *name);
+
+/* Forget all regions and phases recorded so far, so the profile covers only
+ * what runs from now on. -ENOMEM if the table cannot be made again. */
+int buddypool_profile_reset(void);
+
+/* Write the text report of everything recorded so far to `out` (the JSON
+ * file is written at unload only). -ENOMEM if the report cannot be built. */
+int buddypool_profile_write(FILE *out);
 
 #ifdef __cplusplus
 }

@@ -170,6 +170,11 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
 int bp_requested_threads(struct bp_thread *t);
 /* Most threads a team can have (allowed CPUs, lowered by the limits). */
 int bp_max_team(void);
+/* Take and give back the lock that orders regions (fork_lock), from outside
+ * any region: the profile API uses it to change the profile between
+ * regions. bp_pool_lock starts the pool's configuration first. */
+void bp_pool_lock(void);
+void bp_pool_unlock(void);
 /* Barrier of t's team. */
 void bp_barrier(struct bp_thread *t);
 /* Reduction gather: thread 0 combines every thread's data into its own with
@@ -228,10 +233,18 @@ struct bp_profile_totals {
  * and give its module's path, both newly allocated (NULL when out of
  * memory). */
 void bp_name_function(const void *fn, char **name, char **module);
-/* Write the text report (sorted by wall time) to `out`, and the JSON profile
- * to `json_path` when not NULL. Sorts `rows` in place. */
-void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_totals *tot,
-                     struct bp_profile_row *rows, size_t nrows);
+/* One table of the report: the whole run (name NULL, always first) or a
+ * phase. */
+struct bp_report_part {
+    const char *name;
+    struct bp_profile_totals tot;
+    struct bp_profile_row *rows;
+    size_t nrows;
+};
+/* Write the text report (each table sorted by wall time) to `out`, and the
+ * JSON profile to `json_path` when not NULL. Sorts the rows in place. */
+void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *parts,
+                     size_t nparts);
 
 /* ---- loop.c ------------------------------------------------------------- */
 

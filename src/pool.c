@@ -243,6 +243,14 @@ static void ensure_init(void)
     pthread_once(&pool.init_once, pool_init);
 }
 
+void bp_pool_lock(void)
+{
+    ensure_init();
+    fork_lock();
+}
+
+void bp_pool_unlock(void) { fork_unlock(); }
+
 int bp_max_team(void)
 {
     ensure_init();

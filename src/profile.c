@@ -11,38 +11,90 @@
  * holds exactly. A gap is credited to the function of the region it ends
  * (gap_before) and to the one it follows (gap_after).
  *
- * The table. Functions are found by address in an open-addressed table of
+ * Tables. Functions are found by address in an open-addressed table of
  * twice BUDDY_THREAD_POOL_PROFILE_SLOTS buckets, of which at most that many
  * are used, so a search always ends at an empty bucket. A function is named
  * (dladdr) when it takes its row, while its code is surely mapped. When the
  * rows are all taken, a new function is counted in the overflow row
  * `other+0x0` (one warning), so the calls of all rows always add up to the
- * number of regions. */
+ * number of regions.
+ *
+ * Phases. The whole run has one table; buddypool_profile_phase(name) also
+ * starts accounting regions into the table of that phase (up to
+ * BP_MAX_PHASES names; a phase named again continues). A phase holds its
+ * regions and the gaps before them (the gap before a phase's first region
+ * is its own), so the phases' regions plus gaps add up to the whole span
+ * from the first phase on. Phase calls take fork_lock like a region. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "buddypool.h"
 #include "internal.h"
 
 #ifndef BP_NO_PROFILER
 int bp_profiling;
 #endif
 
-static struct {
+enum { BP_MAX_PHASES = 32, BP_PHASE_NAME = 64 };
+
+struct table {
     struct bp_profile_row *buckets; /* 2 * slots; fn == NULL: empty */
-    size_t slots, used;
-    struct bp_profile_row other; /* the overflow row */
-    int warned;
-    int in_child;                /* this process is a child of fork() */
+    size_t used;
+    struct bp_profile_row other;    /* the overflow row */
     struct bp_profile_totals tot;
     int64_t first_start_ns, last_end_ns;
-    struct bp_profile_row *last; /* row of the previous region, for gap_after */
-} prof;
+    struct bp_profile_row *last;    /* row of the table's previous region */
+    uint64_t last_seq;              /* the region number of that region */
+};
 
-static int alloc_table(void)
+static struct {
+    size_t slots;
+    int warned;
+    int in_child;                /* this process is a child of fork() */
+    struct table all;
+    struct table phases[BP_MAX_PHASES];
+    char names[BP_MAX_PHASES][BP_PHASE_NAME];
+    int nphases, current;        /* current: index, -1 outside any phase */
+    int phase_warned;
+    int64_t last_end_ns;         /* of the previous region, any table */
+    uint64_t seq;                /* regions so far */
+} prof = {.current = -1};
+
+static int table_alloc(struct table *t)
 {
-    prof.buckets = calloc(2 * prof.slots, sizeof *prof.buckets);
-    return prof.buckets != NULL ? 0 : -1;
+    memset(t, 0, sizeof *t);
+    t->other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
+    t->buckets = calloc(2 * prof.slots, sizeof *t->buckets);
+    return t->buckets != NULL ? 0 : -1;
+}
+
+/* Forget a table's rows and totals; the buckets are freed, not cleared, so a
+ * huge table costs nothing in a child of fork(). */
+static void table_free(struct table *t)
+{
+    if (t->buckets != NULL) {
+        for (size_t i = 0; i < 2 * prof.slots; i++) {
+            free(t->buckets[i].name);
+            free(t->buckets[i].module);
+        }
+        free(t->buckets);
+    }
+    memset(t, 0, sizeof *t);
+}
+
+/* Forget everything: the whole run's table and every phase. */
+static void clear(void)
+{
+    table_free(&prof.all);
+    for (int i = 0; i < prof.nphases; i++)
+        table_free(&prof.phases[i]);
+    prof.nphases = 0;
+    prof.current = -1;
+    prof.warned = 0;
+    prof.phase_warned = 0;
+    prof.seq = 0;
 }
 
 void bp_profile_init(void)
@@ -54,33 +106,12 @@ void bp_profile_init(void)
     if (!bp_config.profile)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
-    prof.other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
-    if (alloc_table() != 0) {
+    if (table_alloc(&prof.all) != 0) {
         bp_warn("out of memory for %zu profile slots; profiling is off", prof.slots);
         return;
     }
     bp_profiling = 1;
 #endif
-}
-
-/* Forget every row and total; the table is freed, not cleared, so a huge one
- * costs nothing in a child of fork(). */
-static void clear(void)
-{
-    if (prof.buckets != NULL) {
-        for (size_t i = 0; i < 2 * prof.slots; i++) {
-            free(prof.buckets[i].name);
-            free(prof.buckets[i].module);
-        }
-        free(prof.buckets);
-        prof.buckets = NULL;
-    }
-    prof.used = 0;
-    prof.warned = 0;
-    memset(&prof.tot, 0, sizeof prof.tot);
-    prof.other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
-    prof.first_start_ns = prof.last_end_ns = 0;
-    prof.last = NULL;
 }
 
 void bp_profile_fork_child(void)
@@ -89,84 +120,140 @@ void bp_profile_fork_child(void)
         return;
     prof.in_child = 1;
     clear();
-    if (alloc_table() != 0)
+    if (table_alloc(&prof.all) != 0)
         bp_fatal("profile: out of memory in a child of fork()");
 }
 
-static struct bp_profile_row *row_of(const void *fn)
+static struct bp_profile_row *row_of(struct table *t, const void *fn)
 {
     size_t n = 2 * prof.slots;
     size_t i = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % n;
     for (;; i = (i + 1) % n) {
-        struct bp_profile_row *r = &prof.buckets[i];
+        struct bp_profile_row *r = &t->buckets[i];
         if (r->fn == fn)
             return r;
         if (r->fn == NULL)
             break;
     }
-    if (prof.used == prof.slots) {
+    if (t->used == prof.slots) {
         if (!prof.warned) {
             prof.warned = 1;
             bp_warn("profile: more than %zu region functions (BUDDY_THREAD_POOL_PROFILE_SLOTS); "
                     "the others are counted together as other+0x0", prof.slots);
         }
-        return &prof.other;
+        return &t->other;
     }
-    struct bp_profile_row *r = &prof.buckets[i];
+    struct bp_profile_row *r = &t->buckets[i];
     r->fn = fn;
     bp_name_function(fn, &r->name, &r->module);
-    prof.used++;
+    t->used++;
     return r;
 }
 
-void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
-                       int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers)
+/* Account one region in table t; gap: the time since the previous region of
+ * any table (-1: none, this is the first region of the run). */
+static void account(struct table *t, const void *fn, int64_t start_ns, int64_t end_ns,
+                    int64_t gap, int threads, int64_t wait_ns, int64_t wait_t0_ns,
+                    uint32_t barriers)
 {
-    struct bp_profile_row *r = row_of(fn);
-    struct bp_profile_totals *t = &prof.tot;
-    if (t->regions == 0) {
-        prof.first_start_ns = start_ns;
-    } else {
-        int64_t gap = start_ns - prof.last_end_ns;
+    struct bp_profile_row *r = row_of(t, fn);
+    struct bp_profile_totals *tot = &t->tot;
+    if (tot->regions == 0)
+        t->first_start_ns = gap >= 0 ? start_ns - gap : start_ns;
+    if (gap >= 0) {
         r->gap_before_ns += gap;
-        prof.last->gap_after_ns += gap;
-        t->gaps_ns += gap;
+        tot->gaps_ns += gap;
+        /* gap_after only where this table also holds the region before */
+        if (t->last != NULL && t->last_seq + 1 == prof.seq)
+            t->last->gap_after_ns += gap;
     }
     r->calls++;
     r->wall_ns += end_ns - start_ns;
     r->wait_ns += wait_ns;
     r->wait_t0_ns += wait_t0_ns;
     r->barriers += barriers;
-    t->regions++;
-    t->regions_ns += end_ns - start_ns;
-    t->wait_ns += wait_ns;
-    t->barriers += barriers;
-    if (threads > t->threads)
-        t->threads = threads;
+    tot->regions++;
+    tot->regions_ns += end_ns - start_ns;
+    tot->wait_ns += wait_ns;
+    tot->barriers += barriers;
+    if (threads > tot->threads)
+        tot->threads = threads;
+    t->last_end_ns = end_ns;
+    t->last = r;
+    t->last_seq = prof.seq;
+}
+
+void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
+                       int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers)
+{
+    if (prof.all.buckets == NULL)
+        return;
+    int64_t gap = prof.seq > 0 ? start_ns - prof.last_end_ns : -1;
+    prof.seq++;
+    /* The whole run's span starts at its first region: no gap before it. */
+    account(&prof.all, fn, start_ns, end_ns, prof.all.tot.regions ? gap : -1, threads,
+            wait_ns, wait_t0_ns, barriers);
+    if (prof.current >= 0)
+        account(&prof.phases[prof.current], fn, start_ns, end_ns, gap, threads, wait_ns,
+                wait_t0_ns, barriers);
     prof.last_end_ns = end_ns;
-    prof.last = r;
+}
+
+/* The rows of a table, the overflow row last if used; NULL when out of
+ * memory. */
+static struct bp_profile_row *rows_of(const struct table *t, size_t *n)
+{
+    struct bp_profile_row *rows = malloc((t->used + 1) * sizeof *rows);
+    if (rows == NULL)
+        return NULL;
+    *n = 0;
+    for (size_t i = 0; i < 2 * prof.slots; i++)
+        if (t->buckets[i].fn != NULL)
+            rows[(*n)++] = t->buckets[i];
+    if (t->other.calls > 0)
+        rows[(*n)++] = t->other;
+    return rows;
+}
+
+static struct bp_profile_totals totals_of(const struct table *t)
+{
+    struct bp_profile_totals tot = t->tot;
+    tot.span_ns = tot.regions_ns + tot.gaps_ns;
+    return tot;
+}
+
+/* Write the report of everything recorded: text to out, JSON to json_path
+ * (when not NULL). 0, or -ENOMEM. */
+static int report(FILE *out, const char *json_path)
+{
+    struct bp_report_part parts[1 + BP_MAX_PHASES];
+    int n = 0, err = 0;
+    parts[n].name = NULL;
+    parts[n].tot = totals_of(&prof.all);
+    parts[n].rows = rows_of(&prof.all, &parts[n].nrows);
+    err |= parts[n++].rows == NULL;
+    for (int i = 0; i < prof.nphases; i++) {
+        parts[n].name = prof.names[i];
+        parts[n].tot = totals_of(&prof.phases[i]);
+        parts[n].rows = rows_of(&prof.phases[i], &parts[n].nrows);
+        err |= parts[n++].rows == NULL;
+    }
+    if (!err)
+        bp_report_write(out, json_path, parts, (size_t)n);
+    for (int i = 0; i < n; i++)
+        free(parts[i].rows);
+    if (err)
+        bp_warn("profile: out of memory for the report");
+    return err ? -ENOMEM : 0;
 }
 
 void bp_profile_report(void)
 {
-    if (!bp_profiling || prof.buckets == NULL)
+    if (!bp_profiling || prof.all.buckets == NULL)
         return;
-    struct bp_profile_totals tot = prof.tot;
     /* A child of fork() that ran no region has nothing of its own to say. */
-    if (prof.in_child && tot.regions == 0)
+    if (prof.in_child && prof.all.tot.regions == 0)
         return;
-    tot.span_ns = tot.regions ? prof.last_end_ns - prof.first_start_ns : 0;
-    struct bp_profile_row *rows = malloc((prof.used + 1) * sizeof *rows);
-    if (rows == NULL) {
-        bp_warn("profile: out of memory for the report");
-        return;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < 2 * prof.slots; i++)
-        if (prof.buckets[i].fn != NULL)
-            rows[n++] = prof.buckets[i];
-    if (prof.other.calls > 0)
-        rows[n++] = prof.other;
     /* A child of fork() writes beside the parent's file, not over it. */
     const char *path = bp_config.profile_out;
     char child_path[4096];
@@ -174,7 +261,73 @@ void bp_profile_report(void)
         snprintf(child_path, sizeof child_path, "%s.%ld", path, (long)getpid());
         path = child_path;
     }
-    bp_report_write(stderr, path, &tot, rows, n);
-    free(rows);
+    report(stderr, path);
     clear();
+}
+
+/* ---- the profile API of buddypool.h ------------------------------------- */
+
+/* The caller must not be inside a region: fork_lock is taken like a region's
+ * (and thread 0 of a region holds it). */
+static int api_enter(void)
+{
+    if (bp_self()->level > 0)
+        return -EBUSY;
+    bp_pool_lock(); /* which also reads the configuration, the first time */
+    if (!bp_profiling || prof.all.buckets == NULL) { /* off, or after shutdown */
+        bp_pool_unlock();
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+BP_API int buddypool_profile_phase(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) >= BP_PHASE_NAME)
+        return -EINVAL;
+    int err = api_enter();
+    if (err)
+        return err;
+    int i = 0;
+    while (i < prof.nphases && strcmp(prof.names[i], name) != 0)
+        i++;
+    if (i == prof.nphases) {
+        if (prof.nphases == BP_MAX_PHASES || table_alloc(&prof.phases[i]) != 0) {
+            if (!prof.phase_warned)
+                bp_warn("profile: no room for phase '%s' (at most %d phases); its regions "
+                        "count in the whole run only", name, BP_MAX_PHASES);
+            prof.phase_warned = 1;
+            prof.current = -1;
+            bp_pool_unlock();
+            return -ENOSPC;
+        }
+        memcpy(prof.names[i], name, strlen(name) + 1);
+        prof.nphases++;
+    }
+    prof.current = i;
+    bp_pool_unlock();
+    return 0;
+}
+
+BP_API int buddypool_profile_reset(void)
+{
+    int err = api_enter();
+    if (err)
+        return err;
+    clear();
+    err = table_alloc(&prof.all) != 0 ? -ENOMEM : 0;
+    bp_pool_unlock();
+    return err;
+}
+
+BP_API int buddypool_profile_write(FILE *out)
+{
+    if (out == NULL)
+        return -EINVAL;
+    int err = api_enter();
+    if (err)
+        return err;
+    err = report(out, NULL);
+    bp_pool_unlock();
+    return err;
 }

@@ -53,12 +53,18 @@ static double share(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void write_text(FILE *out, const struct bp_profile_totals *t,
-                       const struct bp_profile_row *rows, size_t n)
+/* One table: the whole run (phase NULL) or one phase. */
+static void write_table(FILE *out, const char *phase, const struct bp_profile_totals *t,
+                        const struct bp_profile_row *rows, size_t n)
 {
-    fprintf(out, "\nbuddypool profile: %d threads, %" PRIu64 " regions, %" PRIu64
-                 " barriers, %zu rows\n",
-            t->threads, t->regions, t->barriers, n);
+    if (phase == NULL)
+        fprintf(out, "\nbuddypool profile: %d threads, %" PRIu64 " regions, %" PRIu64
+                     " barriers, %zu rows\n",
+                t->threads, t->regions, t->barriers, n);
+    else
+        fprintf(out, "\nbuddypool profile, phase '%s': %d threads, %" PRIu64 " regions, %" PRIu64
+                     " barriers, %zu rows\n",
+                phase, t->threads, t->regions, t->barriers, n);
     fprintf(out, "  span           %12.3f ms\n", ms(t->span_ns));
     fprintf(out, "  in regions     %12.3f ms  %5.1f%% of span\n", ms(t->regions_ns),
             share(t->regions_ns, t->span_ns));
@@ -79,6 +85,13 @@ static void write_text(FILE *out, const struct bp_profile_totals *t,
                 share(r->gap_before_ns, t->span_ns), ms(r->gap_after_ns), ms(r->wait_ns),
                 ms(r->wait_t0_ns), r->barriers, name, base ? base + 1 : module);
     }
+}
+
+static void write_legend(FILE *out, int phases)
+{
+    if (phases)
+        fprintf(out, "\n  phase: the regions run after buddypool_profile_phase(name) and before\n"
+                     "    the next phase began, and the gaps before them; span = regions + gaps.");
     fprintf(out,
             "\n  calls: regions run; wall: fork to join on thread 0; wall%%, gap%%: share of the span.\n"
             "  gap_bef / gap_aft: time between regions that ends at / starts after a call of\n"
@@ -130,20 +143,18 @@ static void json_string(FILE *f, const char *str)
     fputc('"', f);
 }
 
-static int write_json(const char *path, const struct bp_profile_totals *t,
-                      const struct bp_profile_row *rows, size_t n)
+/* "totals": {...}, "functions": [...] of one table, as DESIGN.md gives
+ * them; `indent` before each function. */
+static void json_table(FILE *f, const struct bp_profile_totals *t,
+                       const struct bp_profile_row *rows, size_t n, const char *indent)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -errno;
-    fprintf(f, "{\"threads\": %d,\n \"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
+    fprintf(f, "\"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
                ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-               ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 "},\n \"functions\": [",
-            t->threads, t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions,
-            t->barriers);
+               ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 "},\n%s\"functions\": [",
+            t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers, indent);
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
-        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+        fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);
         json_string(f, r->name ? r->name : "?+0x0");
         fprintf(f, ", \"module\": ");
         json_string(f, r->module);
@@ -154,21 +165,42 @@ static int write_json(const char *path, const struct bp_profile_totals *t,
                 (uintptr_t)r->fn, r->calls, r->wall_ns, r->gap_before_ns, r->gap_after_ns,
                 r->wait_ns, r->wait_t0_ns, r->barriers);
     }
-    fprintf(f, "\n ]}\n");
+    fprintf(f, "\n%s]", indent);
+}
+
+static int write_json(const char *path, const struct bp_report_part *parts, size_t nparts)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -errno;
+    fprintf(f, "{\"threads\": %d,\n ", parts[0].tot.threads);
+    json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, " ");
+    fprintf(f, ",\n \"phases\": [");
+    for (size_t p = 1; p < nparts; p++) {
+        fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");
+        json_string(f, parts[p].name);
+        fprintf(f, ", \"threads\": %d,\n   ", parts[p].tot.threads);
+        json_table(f, &parts[p].tot, parts[p].rows, parts[p].nrows, "   ");
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s]}\n", nparts > 1 ? "\n " : "");
     int err = ferror(f) ? -EIO : 0;
     if (fclose(f) != 0 && err == 0)
         err = -errno;
     return err;
 }
 
-void bp_report_write(FILE *out, const char *json_path, const struct bp_profile_totals *tot,
-                     struct bp_profile_row *rows, size_t nrows)
+void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *parts,
+                     size_t nparts)
 {
-    qsort(rows, nrows, sizeof *rows, by_wall);
+    for (size_t p = 0; p < nparts; p++)
+        qsort(parts[p].rows, parts[p].nrows, sizeof *parts[p].rows, by_wall);
     fflush(stdout); /* the program's own output first, when both go to one file */
-    write_text(out, tot, rows, nrows);
+    for (size_t p = 0; p < nparts; p++)
+        write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows);
+    write_legend(out, nparts > 1);
     if (json_path != NULL) {
-        int err = write_json(json_path, tot, rows, nrows);
+        int err = write_json(json_path, parts, nparts);
         if (err != 0)
             bp_warn("could not write the JSON profile to '%s' "
                     "(BUDDY_THREAD_POOL_PROFILE_OUT): %s", json_path, strerror(-err));

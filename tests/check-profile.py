@@ -14,6 +14,11 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
   unloads   PROGRAM is test-dlopen LIBRARY N: one report per unload, N in all
   fork      PROGRAM is test-fork: the parent's JSON keeps its own regions; each
             of the 10 children writes its 400 regions to PATH.<pid>
+  phases    PROGRAM is test-phases: per-phase calls, barriers and totals,
+            phases adding up to the whole run; the report written by
+            buddypool_profile_write; `reset` and `errors` modes
+  decode    PROGRAM is a decode-buddypool build (tiny config): phases
+            prefill and decode, each with its own regions, adding up
 """
 import json
 import os
@@ -196,6 +201,75 @@ def check_mode(mode, program, args, tmp):
             cp = load(os.path.join(tmp, c))
             check(cp["totals"]["regions"] == 400, "child %s: 400 regions (got %d)" % (c, cp["totals"]["regions"]))
         check(p.stderr.count("buddypool profile:") == 11, "a report from the parent and each child")
+    elif mode == "phases":
+        p = run(program, ["phases"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        addr = addresses(p.stdout)
+        by = {int(f["address"], 16): f for f in prof["functions"]}
+        a, b = by.get(addr.get("region_a")), by.get(addr.get("region_b"))
+        check(a is not None and b is not None, "region_a and region_b have rows")
+        check(a["calls"] == 6 and b["calls"] == 5, "whole run: calls a=6 b=5")
+        phases = {ph["name"]: ph for ph in prof["phases"]}
+        check(sorted(phases) == ["decode", "prefill"], "two phases, prefill and decode (got %s)"
+              % sorted(phases))
+        want = {"prefill": {"a": 3, "b": 1}, "decode": {"b": 4}}
+        for name, ph in phases.items():
+            t = ph["totals"]
+            fns = {int(f["address"], 16): f for f in ph["functions"]}
+            calls = {k: fns[addr["region_" + k]]["calls"] for k in "ab"
+                     if addr["region_" + k] in fns}
+            check(calls == want[name], "phase %s: calls %s == %s" % (name, calls, want[name]))
+            check(t["regions"] == sum(want[name].values()), "phase %s: regions" % name)
+            check(t["barriers"] == 2 * t["regions"], "phase %s: a barrier and a join per region"
+                  % name)
+            check(t["span_ns"] == t["regions_ns"] + t["gaps_ns"], "phase %s: span = regions + gaps"
+                  % name)
+            check(sum(f["wall_ns"] for f in ph["functions"]) == t["regions_ns"],
+                  "phase %s: rows add up to regions_ns" % name)
+            check(sum(f["gap_before_ns"] for f in ph["functions"]) == t["gaps_ns"],
+                  "phase %s: gap_before adds up to gaps_ns" % name)
+            check(ph["threads"] == prof["threads"], "phase %s: threads" % name)
+        if sorted(phases) == ["decode", "prefill"] and a is not None:
+            pa = [f for f in phases["prefill"]["functions"] if int(f["address"], 16) == addr["region_a"]][0]
+            tot = prof["totals"]
+            check(tot["regions_ns"] - phases["prefill"]["totals"]["regions_ns"]
+                  - phases["decode"]["totals"]["regions_ns"] == a["wall_ns"] - pa["wall_ns"],
+                  "the regions outside phases are the first three of region_a (wall)")
+            check(tot["gaps_ns"] - phases["prefill"]["totals"]["gaps_ns"]
+                  - phases["decode"]["totals"]["gaps_ns"] == a["gap_before_ns"] - pa["gap_before_ns"],
+                  "the gaps outside phases are those before them (gaps)")
+        check("buddypool profile, phase 'prefill': " in p.stderr and
+              "buddypool profile, phase 'decode': " in p.stderr, "the report at exit has the phases")
+        check(re.search(r"buddypool profile: \d+ threads, 11 regions", p.stdout) is not None and
+              "phase 'decode': " in p.stdout, "buddypool_profile_write wrote the report to stdout")
+        p = run(program, ["reset"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        check(prof["totals"]["regions"] == 2 and len(prof["functions"]) == 1 and
+              prof["phases"] == [], "after a reset the profile holds the last 2 regions alone")
+        p = run(program, ["errors"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        check(p.stderr.count("at most 32 phases") == 1, "one warning for the phase beyond 32")
+        check(len(load(out)["phases"]) == 32, "32 phases in the JSON")
+    elif mode == "decode":
+        p = run(program, ["--config", "tiny"] + args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        names = [ph["name"] for ph in prof["phases"]]
+        check(names == ["prefill", "decode"], "phases prefill, decode (got %s)" % names)
+        m = re.search(r"regions_per_token=(\d+) ", p.stdout)
+        per_token = int(m.group(1)) if m else 0
+        gen = int(re.search(r" gen=(\d+) ", p.stdout).group(1)) if m else 0
+        for ph in prof["phases"]:
+            t = ph["totals"]
+            check(t["span_ns"] == t["regions_ns"] + t["gaps_ns"], "%s: span = regions + gaps" % ph["name"])
+            check(sum(f["calls"] for f in ph["functions"]) == t["regions"], "%s: rows add up" % ph["name"])
+        if names == ["prefill", "decode"]:
+            dec = prof["phases"][1]["totals"]["regions"]
+            check(dec == (gen - 1) * per_token, "decode phase: %d regions == (%d - 1) steps x %d"
+                  % (dec, gen, per_token))
+            check(sum(ph["totals"]["regions"] for ph in prof["phases"]) <= prof["totals"]["regions"],
+                  "the phases hold no more regions than the run")
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)

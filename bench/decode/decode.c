@@ -320,6 +320,17 @@ static void free_model(struct model *m)
     free(m->layers);
 }
 
+/* buddypool's profile API where the program runs on buddypool (a weak
+ * reference: NULL with libomp and libgomp): with BUDDY_THREAD_POOL_PROFILE=1
+ * the report gives prefill and decode apart. */
+int buddypool_profile_phase(const char *name) __attribute__((weak));
+
+static void mark_phase(const char *name)
+{
+    if (buddypool_profile_phase != NULL)
+        (void)buddypool_profile_phase(name); /* -ENOTSUP when profiling is off */
+}
+
 /* ---- kernels: one parallel region each ---- */
 
 #ifdef DECODE_MLIR_MATVEC
@@ -564,6 +575,7 @@ int main(int argc, char **argv)
     int *out = alloc_or_die((size_t)c.tokens, sizeof(int));
 
     /* Prefill: the prompt one token at a time; logits for the last only. */
+    mark_phase("prefill");
     double t_prefill = now_s();
     unsigned long long last_step_regions = 0;
     int next = -1;
@@ -576,6 +588,7 @@ int main(int argc, char **argv)
     out[0] = next;
 
     /* Decode: each step feeds the last generated token. */
+    mark_phase("decode");
     unsigned long long decode_before = regions;
     double t_decode = now_s();
     for (int i = 1; i < c.tokens; i++)
