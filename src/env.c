@@ -21,6 +21,7 @@ struct bp_config bp_config = {
     .spin_ns = BP_DEFAULT_SPIN_NS,
     .pin = 1,
     .profile_slots = 4096,
+    .trace_events = 65536,
     .run_sched = BP_OMP_STATIC,
 };
 
@@ -248,31 +249,51 @@ static void load_schedule(void)
     }
 }
 
+/* A path from the environment, copied into buf (static storage: nothing to
+ * free when the library unloads, and a later setenv() cannot change it);
+ * NULL when unset, empty or too long (warning: `instead` says what happens). */
+static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return NULL;
+    size_t len = strlen(s);
+    if (len == 0) {
+        bp_warn("%s='' is an empty path; %s", name, instead);
+        return NULL;
+    }
+    if (len >= size) {
+        bp_warn("%s is a path of %zu bytes (at most %zu); %s", name, len, size - 1, instead);
+        return NULL;
+    }
+    memcpy(buf, s, len + 1);
+    return buf;
+}
+
+/* A count in lo..hi from the environment into *out; a bad value warns and
+ * keeps *out. */
+static void load_count(const char *name, int lo, int hi, int *out)
+{
+    const char *s = getenv(name);
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, lo, hi, &v) == 0)
+        *out = (int)v;
+    else
+        bp_warn("%s='%s' is not an integer from %d to %d; using %d", name, s, lo, hi, *out);
+}
+
 static void load_profile(void)
 {
     load_flag("BUDDY_THREAD_POOL_PROFILE", &bp_config.profile);
-    const char *s = getenv("BUDDY_THREAD_POOL_PROFILE_SLOTS");
-    long long v;
-    if (s != NULL) {
-        if (parse_int(s, 1, 1 << 24, &v) == 0)
-            bp_config.profile_slots = (int)v;
-        else
-            bp_warn("BUDDY_THREAD_POOL_PROFILE_SLOTS='%s' is not an integer from 1 to %d; "
-                    "using %d", s, 1 << 24, bp_config.profile_slots);
-    }
-    /* A copy in static storage: nothing to free when the library unloads,
-     * and a later setenv() cannot change it. */
-    static char out_path[4096];
-    s = getenv("BUDDY_THREAD_POOL_PROFILE_OUT");
-    if (s != NULL && s[0] == '\0') {
-        bp_warn("BUDDY_THREAD_POOL_PROFILE_OUT='' is an empty path; writing no JSON profile");
-    } else if (s != NULL && strlen(s) >= sizeof out_path) {
-        bp_warn("BUDDY_THREAD_POOL_PROFILE_OUT is a path of %zu bytes (at most %zu); "
-                "writing no JSON profile", strlen(s), sizeof out_path - 1);
-    } else if (s != NULL) {
-        memcpy(out_path, s, strlen(s) + 1);
-        bp_config.profile_out = out_path;
-    }
+    load_count("BUDDY_THREAD_POOL_PROFILE_SLOTS", 1, 1 << 24, &bp_config.profile_slots);
+    static char out_path[4096], trace_path[4096];
+    bp_config.profile_out = load_path("BUDDY_THREAD_POOL_PROFILE_OUT", out_path,
+                                      sizeof out_path, "writing no JSON profile");
+    bp_config.trace_out = load_path("BUDDY_THREAD_POOL_TRACE", trace_path, sizeof trace_path,
+                                    "writing no trace");
+    load_count("BUDDY_THREAD_POOL_TRACE_EVENTS", 16, 1 << 24, &bp_config.trace_events);
 }
 
 static void load_all(void)

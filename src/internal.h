@@ -66,6 +66,8 @@ struct bp_config {
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
     const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
+    const char *trace_out; /* BUDDY_THREAD_POOL_TRACE, or NULL */
+    int trace_events;      /* BUDDY_THREAD_POOL_TRACE_EVENTS: ring size per thread */
     int run_sched;         /* OMP_SCHEDULE: BP_OMP_*, static by default */
     int64_t run_chunk;     /* OMP_SCHEDULE's chunk; 0: the default */
 };
@@ -123,6 +125,8 @@ struct bp_thread {
     int run_sched;        /* the runtime schedule (BP_OMP_*; 0: unset) */
     int64_t run_chunk;    /* and its chunk (0: default) */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
+    int pool_id;          /* worker number; 0 for a thread that forks regions */
+    struct bp_trace_ring *trace; /* tracing: this thread's events */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
@@ -144,6 +148,7 @@ struct bp_fork_frame {
     const void *fn;
     struct team_state saved;
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
+    int64_t joined_ns;      /* tracing: thread 0 reached the join */
     uint32_t barriers;
 };
 /* Bytes of a region's context that travel in the line each worker waits on
@@ -214,6 +219,28 @@ void bp_profile_report(void);
  * child's own, to PATH.<pid>. */
 void bp_profile_fork_child(void);
 
+/* ---- trace.c ------------------------------------------------------------ */
+
+/* Tracing is on (BUDDY_THREAD_POOL_TRACE): set once at start-up, like
+ * bp_profiling, which tracing also turns on for its clock reads. */
+#ifdef BP_NO_PROFILER
+#define bp_tracing 0
+#else
+extern int bp_tracing;
+#endif
+enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3 };
+struct bp_trace_ring;
+void bp_trace_init(void);
+/* Record an event of thread t (its own ring): a region of fn, or a wait. */
+void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
+                    int64_t end_ns);
+/* Write every thread's events as Chrome trace-event JSON to path (a
+ * message naming the path if it cannot); no thread may be recording. */
+void bp_trace_write(const char *path);
+/* Free every ring (after writing, or in a child of fork()); self's pointer
+ * is cleared, other threads must not record again. */
+void bp_trace_free(struct bp_thread *self);
+
 /* ---- report.c ----------------------------------------------------------- */
 
 /* One row of the profile: a region function, or the overflow row (fn NULL). */
@@ -229,6 +256,8 @@ struct bp_profile_totals {
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
     uint64_t regions, barriers;
 };
+/* str as a JSON string, bytes that are not UTF-8 as U+FFFD. */
+void bp_json_string(FILE *f, const char *str);
 /* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)
  * and give its module's path, both newly allocated (NULL when out of
  * memory). */

@@ -79,6 +79,7 @@ struct bp_slot {
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
+    const void *trace_fn; /* tracing: the region's function, for the worker's track */
 };
 _Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
                "a slot's go block is one BP_LINE");
@@ -184,6 +185,8 @@ static void atfork_child(void)
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
+    if (bp_tracing)
+        bp_trace_free(&self); /* and writes its own trace */
     size_t max = (size_t)atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
     if (pool.slots != NULL)
         memset(pool.slots, 0, sizeof(struct bp_slot) * max);
@@ -234,6 +237,7 @@ static void pool_init(void)
         memset(pool.rounds, 0, sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds);
     }
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
+    bp_trace_init(); /* before the profile, whose clock reads it needs */
     bp_profile_init();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
@@ -272,10 +276,12 @@ static void *worker_main(void *arg)
     (void)pthread_setname_np(pthread_self(), name);
     struct bp_slot *slot = &pool.slots[id];
     struct bp_thread *t = &self;
+    t->pool_id = id;
     uint32_t seen = 0;
     for (;;) {
         bp_flag_wait(&slot->go, seen + 1);
         seen++;
+        int64_t woke_ns = bp_tracing ? bp_now_ns() : 0;
         /* the go block, written before the go flag's release store */
         bp_run_fn run = slot->run;
         if (run == NULL)
@@ -294,8 +300,11 @@ static void *worker_main(void *arg)
         t->wait_ns = 0;
         run(id, slot->ctx);
         if (bp_profiling) {
+            int64_t joined_ns = bp_now_ns();
+            if (bp_tracing)
+                bp_trace_event(t, BP_TRACE_REGION, slot->trace_fn, woke_ns, joined_ns);
             /* relaxed: published by the join's release in bp_flag_set */
-            atomic_store_explicit(&slot->joined_ns, bp_now_ns(), memory_order_relaxed);
+            atomic_store_explicit(&slot->joined_ns, joined_ns, memory_order_relaxed);
             atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
         }
         t->level = 0;
@@ -443,7 +452,7 @@ static void refresh_words(uint32_t epoch)
 /* Start workers 1..team_size-1 on the region and make the caller its thread
  * 0; fork_lock held. */
 static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
-                       size_t ctx_size, struct team_state *saved)
+                       size_t ctx_size, const void *fn, struct team_state *saved)
 {
     uint32_t epoch_base = pool.epoch;
     if (epoch_base - pool.refreshed >= (uint32_t)1 << 30)
@@ -457,6 +466,8 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         slot->epoch_base = epoch_base;
         slot->run_sched = t->run_sched;
         slot->run_chunk = t->run_chunk;
+        if (bp_tracing)
+            slot->trace_fn = fn;
         /* release: publishes the go block and the words above */
         bp_flag_publish(&slot->go, ++slot->go_count);
     }
@@ -500,6 +511,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     }
     if (bp_profiling) {
         f->end_ns = bp_now_ns();
+        f->joined_ns = joined_ns;
         f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
         f->wait_ns = f->wait_t0_ns;
         for (int i = 1; i < f->team_size; i++) {
@@ -550,7 +562,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     f->team_size = team_size;
     if (team_size > 1) {
-        team_enter(t, team_size, run, ctx, ctx_size, &f->saved);
+        team_enter(t, team_size, run, ctx, ctx_size, fn, &f->saved);
     } else {
         serial_enter(t, &f->saved);
         t->barriers = 0;
@@ -573,6 +585,11 @@ void bp_fork_end(struct bp_fork_frame *f)
     if (bp_profiling)
         bp_profile_region(f->fn, f->start_ns, f->end_ns, f->team_size, f->wait_ns,
                           f->wait_t0_ns, f->barriers);
+    if (bp_tracing) {
+        bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
+        if (f->team_size > 1)
+            bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
+    }
     fork_unlock();
 }
 
@@ -650,8 +667,12 @@ static int64_t profile_arrive(struct bp_thread *t)
 
 static void profile_release(struct bp_thread *t, int64_t arrived_ns)
 {
-    if (t->team_size > 1)
-        t->wait_ns += bp_now_ns() - arrived_ns;
+    if (t->team_size > 1) {
+        int64_t now = bp_now_ns();
+        t->wait_ns += now - arrived_ns;
+        if (bp_tracing)
+            bp_trace_event(t, BP_TRACE_BARRIER, NULL, arrived_ns, now);
+    }
 }
 
 void bp_barrier(struct bp_thread *t)

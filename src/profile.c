@@ -103,7 +103,7 @@ void bp_profile_init(void)
     if (bp_config.profile)
         bp_warn("this build has no profiler; BUDDY_THREAD_POOL_PROFILE is ignored");
 #else
-    if (!bp_config.profile)
+    if (!bp_config.profile && !bp_tracing)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
     if (table_alloc(&prof.all) != 0) {
@@ -247,21 +247,29 @@ static int report(FILE *out, const char *json_path)
     return err ? -ENOMEM : 0;
 }
 
+/* A child of fork() writes beside the parent's file, not over it. */
+static const char *out_path(const char *path, char *buf, size_t size)
+{
+    if (path == NULL || !prof.in_child)
+        return path;
+    snprintf(buf, size, "%s.%ld", path, (long)getpid());
+    return buf;
+}
+
 void bp_profile_report(void)
 {
     if (!bp_profiling || prof.all.buckets == NULL)
         return;
     /* A child of fork() that ran no region has nothing of its own to say. */
-    if (prof.in_child && prof.all.tot.regions == 0)
-        return;
-    /* A child of fork() writes beside the parent's file, not over it. */
-    const char *path = bp_config.profile_out;
-    char child_path[4096];
-    if (path != NULL && prof.in_child) {
-        snprintf(child_path, sizeof child_path, "%s.%ld", path, (long)getpid());
-        path = child_path;
+    if (!(prof.in_child && prof.all.tot.regions == 0)) {
+        char buf[4200];
+        if (bp_config.profile)
+            report(stderr, out_path(bp_config.profile_out, buf, sizeof buf));
+        if (bp_tracing)
+            bp_trace_write(out_path(bp_config.trace_out, buf, sizeof buf));
     }
-    report(stderr, path);
+    if (bp_tracing)
+        bp_trace_free(bp_self());
     clear();
 }
 

@@ -118,7 +118,7 @@ static int utf8_len(const unsigned char *s)
 
 /* A JSON string; bytes that are not UTF-8 (a path may hold any) become
  * U+FFFD, so the file always parses. */
-static void json_string(FILE *f, const char *str)
+void bp_json_string(FILE *f, const char *str)
 {
     const unsigned char *s = (const unsigned char *)(str ? str : "");
     fputc('"', f);
@@ -155,9 +155,9 @@ static void json_table(FILE *f, const struct bp_profile_totals *t,
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
         fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);
-        json_string(f, r->name ? r->name : "?+0x0");
+        bp_json_string(f, r->name ? r->name : "?+0x0");
         fprintf(f, ", \"module\": ");
-        json_string(f, r->module);
+        bp_json_string(f, r->module);
         fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"calls\": %" PRIu64
                    ", \"wall_ns\": %" PRId64 ", \"gap_before_ns\": %" PRId64
                    ", \"gap_after_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
@@ -178,7 +178,7 @@ static int write_json(const char *path, const struct bp_report_part *parts, size
     fprintf(f, ",\n \"phases\": [");
     for (size_t p = 1; p < nparts; p++) {
         fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");
-        json_string(f, parts[p].name);
+        bp_json_string(f, parts[p].name);
         fprintf(f, ", \"threads\": %d,\n   ", parts[p].tot.threads);
         json_table(f, &parts[p].tot, parts[p].rows, parts[p].nrows, "   ");
         fprintf(f, "}");

@@ -19,6 +19,10 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
             buddypool_profile_write; `reset` and `errors` modes
   decode    PROGRAM is a decode-buddypool build (tiny config): phases
             prefill and decode, each with its own regions, adding up
+  trace     PROGRAM is test-phases, with BUDDY_THREAD_POOL_TRACE too: valid
+            trace-event JSON, one region slice per region call on thread 0,
+            one per region and worker, barrier waits inside their regions;
+            with 16 events per thread the bound holds and drops are counted
 """
 import json
 import os
@@ -270,6 +274,65 @@ def check_mode(mode, program, args, tmp):
                   % (dec, gen, per_token))
             check(sum(ph["totals"]["regions"] for ph in prof["phases"]) <= prof["totals"]["regions"],
                   "the phases hold no more regions than the run")
+    elif mode == "trace":
+        trace = os.path.join(tmp, "trace.json")
+        p = run(program, ["phases"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out,
+                                      "BUDDY_THREAD_POOL_TRACE": trace})
+        prof, tr = load(out), load(trace)
+        threads = prof["threads"]
+        ev = tr["traceEvents"]
+        slices = [e for e in ev if e["ph"] == "X"]
+        names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+        workers = [t for t, n in names.items() if n.startswith("buddypool-")]
+        callers = [t for t, n in names.items() if n.startswith("thread 0")]
+        check(len(callers) == 1 and len(workers) == threads - 1,
+              "one thread-0 track and %d worker tracks (got %s)" % (threads - 1, sorted(names.values())))
+        calls = {}
+        for e in slices:
+            check(e["dur"] >= 0 and e["ts"] >= 0, "slice times are non-negative")
+            if e["cat"] == "region" and e["tid"] in callers:
+                calls[int(e["args"]["address"], 16)] = calls.get(int(e["args"]["address"], 16), 0) + 1
+        want = {int(f["address"], 16): f["calls"] for f in prof["functions"]}
+        check(calls == want, "one region slice per region call on thread 0 (%s vs %s)" % (calls, want))
+        names_by_addr = {int(f["address"], 16): f["name"] for f in prof["functions"]}
+        check(all(e["name"] == names_by_addr.get(int(e["args"]["address"], 16)) for e in slices
+                  if e["cat"] == "region"), "region slices are named like the profile's rows")
+        regions = prof["totals"]["regions"]
+        for t in workers:
+            n = sum(1 for e in slices if e["tid"] == t and e["cat"] == "region")
+            check(n == regions, "worker %s: a slice for each of the %d regions (got %d)" % (names[t], regions, n))
+        for t in names:
+            mine = sorted((e for e in slices if e["tid"] == t), key=lambda e: e["ts"])
+            regs = [e for e in mine if e["cat"] == "region"]
+            waits = [e for e in mine if e["name"] == "barrier wait"]
+            check(len(waits) == regions, "%s: a barrier wait per region (got %d)" % (names[t], len(waits)))
+            for w in waits:
+                inside = any(r["ts"] <= w["ts"] and w["ts"] + w["dur"] <= r["ts"] + r["dur"] + 0.001
+                             for r in regs)
+                check(inside, "%s: a barrier wait lies inside a region slice" % names[t])
+        joins = [e for e in slices if e["name"] == "join wait"]
+        check(len(joins) == regions and all(e["tid"] in callers for e in joins),
+              "a join wait per region, on thread 0")
+        od = tr["otherData"]
+        check(od["dropped_events"] == 0 and od["events"] == len(slices), "nothing dropped, all kept")
+        p = run(program, ["phases"], {"BUDDY_THREAD_POOL_TRACE": trace, "BUDDY_THREAD_POOL_PROFILE": "0",
+                                      "BUDDY_THREAD_POOL_TRACE_EVENTS": "16"})
+        tr = load(trace)
+        slices = [e for e in tr["traceEvents"] if e["ph"] == "X"]
+        per = {}
+        for e in slices:
+            per[e["tid"]] = per.get(e["tid"], 0) + 1
+        check(all(n <= 16 for n in per.values()), "at most 16 events per thread (%s)" % per)
+        total = 3 * regions + 2 * regions * (threads - 1)
+        od = tr["otherData"]
+        check(od["events"] == len(slices) and od["events"] + od["dropped_events"] == total,
+              "kept %d + dropped %d == %d events" % (od["events"], od["dropped_events"], total))
+        check("older events dropped" in p.stderr, "a warning says events were dropped")
+        check("buddypool profile:" not in p.stderr, "tracing alone prints no profile")
+        bad = os.path.join(tmp, "no-such-dir", "trace.json")
+        p = run(program, ["phases"], {"BUDDY_THREAD_POOL_TRACE": bad})
+        check(("'%s'" % bad) in p.stderr and "BUDDY_THREAD_POOL_TRACE" in p.stderr,
+              "a message names the unwritable trace path")
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)

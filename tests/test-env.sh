@@ -60,6 +60,8 @@ for v in bogus dynamic,-1 dynamic,0 guided,99999999999999999999 static,4x 'stati
     expect_warn OMP_SCHEDULE "$v"
 done
 expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
+expect_warn BUDDY_THREAD_POOL_TRACE ''
+for v in 0 -1 abc 15 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_TRACE_EVENTS "$v"; done
 # a path too long to keep: one warning giving its length, no JSON written
 long=$(printf '/tmp/%05000d' 0)
 env BUDDY_THREAD_POOL_PROFILE=1 BUDDY_THREAD_POOL_PROFILE_OUT="$long" "$prog" run >"$out" 2>&1

@@ -1,0 +1,213 @@
+/* trace.c: the timeline (BUDDY_THREAD_POOL_TRACE=PATH). Every thread that
+ * takes part in regions keeps its last BUDDY_THREAD_POOL_TRACE_EVENTS events
+ * in a ring of its own, written by that thread alone: a region as thread 0
+ * saw it (fork to join) or as a worker ran it (start to its arrival at the
+ * join), a barrier wait (arrival to release), thread 0's wait at the join.
+ * At unload or exit, with the workers joined, the rings are written as a
+ * Chrome trace-event JSON file (Perfetto, chrome://tracing): one track per
+ * thread, complete ("X") events in microseconds, regions named by their
+ * function. Memory is fixed per thread; the file says how many of the
+ * oldest events were dropped. Tracing uses the profiling hooks' clock reads
+ * (bp_profiling is on while tracing), but prints no profile unless
+ * BUDDY_THREAD_POOL_PROFILE=1 asks for it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct event {
+    int64_t start_ns, end_ns;
+    const void *fn; /* the region function; NULL for waits */
+    uint32_t kind;  /* BP_TRACE_* */
+};
+
+struct bp_trace_ring {
+    struct bp_trace_ring *next;
+    long tid;           /* the OS thread */
+    int pool_id;        /* worker number, 0 for a thread that forks regions */
+    uint64_t count;     /* events recorded; the last `cap` are kept */
+    struct event ev[];
+};
+
+static struct {
+    struct bp_trace_ring *_Atomic rings;
+    size_t cap;
+    int warned;
+} tr;
+
+#ifndef BP_NO_PROFILER
+int bp_tracing;
+#endif
+
+void bp_trace_init(void)
+{
+    if (bp_config.trace_out == NULL)
+        return;
+#ifdef BP_NO_PROFILER
+    bp_warn("this build has no profiler; BUDDY_THREAD_POOL_TRACE is ignored");
+#else
+    tr.cap = (size_t)bp_config.trace_events;
+    bp_tracing = 1;
+#endif
+}
+
+static struct bp_trace_ring *ring_of(struct bp_thread *t)
+{
+    if (t->trace != NULL)
+        return t->trace;
+    struct bp_trace_ring *r = malloc(sizeof *r + tr.cap * sizeof r->ev[0]);
+    if (r == NULL) {
+        if (!tr.warned)
+            bp_warn("trace: out of memory for a thread's %zu events; its events are lost",
+                    tr.cap);
+        tr.warned = 1;
+        return NULL;
+    }
+    r->tid = (long)syscall(SYS_gettid);
+    r->pool_id = t->pool_id;
+    r->count = 0;
+    /* release: the fields above before the ring is seen in the list */
+    r->next = atomic_load_explicit(&tr.rings, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&tr.rings, &r->next, r, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+    t->trace = r;
+    return r;
+}
+
+void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
+                    int64_t end_ns)
+{
+    struct bp_trace_ring *r = ring_of(t);
+    if (r == NULL)
+        return;
+    r->ev[r->count % tr.cap] = (struct event){start_ns, end_ns, fn, (uint32_t)kind};
+    r->count++;
+}
+
+/* Names of region functions, looked up once each while writing. */
+struct name_cache {
+    const void *fn[1024];
+    char *name[1024];
+};
+
+static const char *name_of(struct name_cache *c, const void *fn)
+{
+    size_t i = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % 1024;
+    for (size_t k = 0; k < 1024; k++, i = (i + 1) % 1024) {
+        if (c->fn[i] == fn)
+            return c->name[i];
+        if (c->fn[i] == NULL) {
+            char *module;
+            c->fn[i] = fn;
+            bp_name_function(fn, &c->name[i], &module);
+            free(module);
+            return c->name[i] ? c->name[i] : "?";
+        }
+    }
+    return "region"; /* more than 1024 functions: the rest go unnamed */
+}
+
+static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cache *names,
+                         int64_t origin, long pid, int *first)
+{
+    static const char *const wait_names[] = {"", "", "barrier wait", "join wait"};
+    char thread_name[32];
+    if (r->pool_id > 0)
+        snprintf(thread_name, sizeof thread_name, "buddypool-%d", r->pool_id);
+    else
+        snprintf(thread_name, sizeof thread_name, "thread 0 (tid %ld)", r->tid);
+    fprintf(f, "%s\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %ld, \"tid\": %ld, "
+               "\"args\": {\"name\": \"%s\"}}",
+            *first ? "" : ",", pid, r->tid, thread_name);
+    fprintf(f, ",\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": %ld, \"tid\": %ld, "
+               "\"args\": {\"sort_index\": %d}}",
+            pid, r->tid, r->pool_id);
+    *first = 0;
+    uint64_t n = r->count < tr.cap ? r->count : tr.cap;
+    uint64_t from = r->count - n;
+    for (uint64_t k = from; k < r->count; k++) {
+        const struct event *e = &r->ev[k % tr.cap];
+        int64_t ts = e->start_ns - origin, dur = e->end_ns - e->start_ns;
+        fprintf(f, ",\n  {\"name\": ");
+        if (e->kind == BP_TRACE_REGION)
+            bp_json_string(f, name_of(names, e->fn));
+        else
+            fprintf(f, "\"%s\"", wait_names[e->kind]);
+        fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %" PRId64 ".%03d, \"dur\": %" PRId64
+                   ".%03d, \"pid\": %ld, \"tid\": %ld",
+                e->kind == BP_TRACE_REGION ? "region" : "wait", ts / 1000, (int)(ts % 1000),
+                dur / 1000, (int)(dur % 1000), pid, r->tid);
+        if (e->kind == BP_TRACE_REGION)
+            fprintf(f, ", \"args\": {\"address\": \"0x%" PRIxPTR "\"}", (uintptr_t)e->fn);
+        fputc('}', f);
+    }
+}
+
+void bp_trace_write(const char *path)
+{
+    if (!bp_tracing)
+        return;
+    /* acquire: the rings' fields (the workers are joined, or idle) */
+    struct bp_trace_ring *rings = atomic_load_explicit(&tr.rings, memory_order_acquire);
+    int64_t origin = INT64_MAX;
+    uint64_t dropped = 0, kept = 0;
+    int threads = 0;
+    for (struct bp_trace_ring *r = rings; r != NULL; r = r->next) {
+        uint64_t n = r->count < tr.cap ? r->count : tr.cap;
+        for (uint64_t k = r->count - n; k < r->count; k++)
+            if (r->ev[k % tr.cap].start_ns < origin)
+                origin = r->ev[k % tr.cap].start_ns;
+        dropped += r->count - n;
+        kept += n;
+        threads++;
+    }
+    if (origin == INT64_MAX)
+        origin = 0;
+    FILE *f = fopen(path, "w");
+    struct name_cache *names = calloc(1, sizeof *names);
+    if (f == NULL || names == NULL) {
+        int err = f == NULL ? errno : ENOMEM;
+        bp_warn("could not write the trace to '%s' (BUDDY_THREAD_POOL_TRACE): %s", path,
+                strerror(err));
+        if (f != NULL)
+            fclose(f);
+        free(names);
+        return;
+    }
+    long pid = (long)getpid();
+    int first = 1;
+    fprintf(f, "{\"traceEvents\": [");
+    for (struct bp_trace_ring *r = rings; r != NULL; r = r->next)
+        write_events(f, r, names, origin, pid, &first);
+    fprintf(f, "\n ],\n \"displayTimeUnit\": \"ns\",\n \"otherData\": {\"events_per_thread\": %zu, "
+               "\"threads\": %d, \"events\": %" PRIu64 ", \"dropped_events\": %" PRIu64 "}}\n",
+            tr.cap, threads, kept, dropped);
+    int err = ferror(f) ? EIO : 0;
+    if (fclose(f) != 0 && err == 0)
+        err = errno;
+    if (err != 0)
+        bp_warn("could not write the trace to '%s' (BUDDY_THREAD_POOL_TRACE): %s", path,
+                strerror(err));
+    else if (dropped > 0)
+        bp_warn("trace: %" PRIu64 " older events dropped (BUDDY_THREAD_POOL_TRACE_EVENTS=%zu "
+                "per thread); '%s' holds the last %" PRIu64, dropped, tr.cap, path, kept);
+    for (size_t i = 0; i < 1024; i++)
+        free(names->name[i]);
+    free(names);
+}
+
+void bp_trace_free(struct bp_thread *self)
+{
+    struct bp_trace_ring *r = atomic_exchange_explicit(&tr.rings, NULL, memory_order_acquire);
+    while (r != NULL) {
+        struct bp_trace_ring *next = r->next;
+        free(r);
+        r = next;
+    }
+    self->trace = NULL;
+}
