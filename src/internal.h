@@ -46,6 +46,9 @@ void bp_flag_set(struct bp_flag *f, uint32_t value);
 void bp_flag_publish(struct bp_flag *f, uint32_t value);
 void bp_flag_wake_sleepers(struct bp_flag *f);
 
+/* In the child of fork(): make the portable futex (prim.h) usable again. */
+void bp_wait_fork_child(void);
+
 /* A mutex in one 32-bit word (0 unlocked, 1 locked, 2 locked with sleepers),
  * usable inside zero-initialised storage such as a kmp_critical_name. */
 void bp_lock(_Atomic uint32_t *word);
@@ -112,7 +115,8 @@ struct bp_thread {
     int team_size;        /* 1 outside any region */
     int level;            /* nesting depth of parallel regions, serial ones too */
     int active_level;     /* depth of regions with more than one thread */
-    uint32_t epoch;       /* barrier episodes passed, continues across regions */
+    uint64_t epoch;       /* barrier episodes passed, continues across regions; words
+                           * hold its low 32 bits (a worker knows only those) */
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
     int nthreads_icv;     /* omp_set_num_threads; 0 = default */
@@ -137,7 +141,8 @@ int bp_gtid(struct bp_thread *t);
  * region saves them and gives them back. */
 struct team_state {
     int tid, team_size, level, active_level;
-    uint32_t epoch, singles, constructs;
+    uint64_t epoch;
+    uint32_t singles, constructs;
     struct bp_loop loop;
 };
 
@@ -180,6 +185,9 @@ int bp_max_team(void);
  * regions. bp_pool_lock starts the pool's configuration first. */
 void bp_pool_lock(void);
 void bp_pool_unlock(void);
+/* Tests only (test-wrap): move the episode count, as if that many barrier
+ * episodes had passed, without touching the words or the last refresh. */
+void bp_pool_test_set_epoch(uint64_t epoch);
 /* Barrier of t's team. */
 void bp_barrier(struct bp_thread *t);
 /* Reduction gather: thread 0 combines every thread's data into its own with

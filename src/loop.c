@@ -58,6 +58,7 @@ void bp_loops_reset(void)
         atomic_store_explicit(&ring[i].ready.value, 0, memory_order_relaxed);
         atomic_store_explicit(&ring[i].left, 0, memory_order_relaxed);
     }
+    atomic_store_explicit(&copy_data, NULL, memory_order_relaxed);
 }
 
 void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk)

@@ -20,9 +20,11 @@
  * join) is one more episode. A word set to episode e is awaited as == e (or
  * as reached, for the barrier's rounds); words are at most one episode
  * ahead of their readers and the rest lie behind, so a value left from an
- * earlier region is never mistaken for a current one. Every 2^30 episodes
- * the forker brings all words up to the current episode, so none falls so
- * far behind that 32-bit wrapping makes it look current.
+ * earlier region is never mistaken for a current one. Words hold the low 32
+ * bits of the episode; thread 0 counts in 64 bits, and at a fork 2^30 or
+ * more episodes after the last refresh it brings all words up to the
+ * current episode (a new worker's start there too), so none falls so far
+ * behind that 32-bit wrapping makes it look current.
  *
  * Barrier: dissemination (Hensgen, Finkel and Manber 1988). In round k
  * (k < ceil(log2 T)) thread i sets its round-k flag to the episode and
@@ -103,8 +105,8 @@ static struct {
     struct bp_slot *slots;       /* max_threads of them */
     struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
     int nrounds;                 /* ceil(log2(max_threads)) */
-    uint32_t epoch;              /* episodes so far, under fork_lock */
-    uint32_t refreshed;          /* the episode when words were last brought up */
+    uint64_t epoch;              /* episodes so far, under fork_lock */
+    uint64_t refreshed;          /* the episode when words were last brought up */
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;
@@ -182,6 +184,11 @@ static void atfork_child(void)
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
     atomic_store_explicit(&pool.reduce_arrived, 0, memory_order_relaxed);
+    /* fork() from a serialized region may copy another thread's region
+     * half-way through its loops and singles */
+    bp_loops_reset();
+    atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
+    bp_wait_fork_child();
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
@@ -255,6 +262,13 @@ void bp_pool_lock(void)
 
 void bp_pool_unlock(void) { fork_unlock(); }
 
+void bp_pool_test_set_epoch(uint64_t epoch)
+{
+    bp_pool_lock();
+    pool.epoch = epoch;
+    bp_pool_unlock();
+}
+
 int bp_max_team(void)
 {
     ensure_init();
@@ -312,7 +326,8 @@ static void *worker_main(void *arg)
         t->tid = 0;
         t->team_size = 1;
         slot->used_shared = t->constructs | t->singles;
-        bp_flag_set(&slot->arrive, ++t->epoch); /* the join, publishing used_shared */
+        /* the join, publishing used_shared */
+        bp_flag_set(&slot->arrive, (uint32_t)++t->epoch);
     }
     return NULL;
 }
@@ -351,9 +366,15 @@ static void grow(int want)
     pthread_attr_init(&attr);
     for (int i = have; i < want; i++) {
         struct bp_slot *slot = &pool.slots[i];
-        /* A new worker starts from seen == 0 (thread creation publishes it). */
+        /* A new worker starts from seen == 0, its episode words at the
+         * current episode like every other slot's (thread creation
+         * publishes them). */
         atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
         slot->go_count = 0;
+        atomic_store_explicit(&slot->arrive.value, (uint32_t)pool.epoch, memory_order_relaxed);
+        for (int k = 0; k < pool.nrounds; k++)
+            atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value,
+                                  (uint32_t)pool.epoch, memory_order_relaxed);
         if (bp_config.pin) {
             cpu_set_t set;
             CPU_ZERO(&set);
@@ -435,8 +456,9 @@ static void serial_enter(struct bp_thread *t, struct team_state *saved)
 
 /* Bring every episode word up to the current episode (see the top of the
  * file); no region runs. */
-static void refresh_words(uint32_t epoch)
+static void refresh_words(uint64_t epoch64)
 {
+    uint32_t epoch = (uint32_t)epoch64;
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
     /* relaxed: published to each worker by its next go */
     atomic_store_explicit(&pool.release.value, epoch, memory_order_relaxed);
@@ -446,7 +468,7 @@ static void refresh_words(uint32_t epoch)
             atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value, epoch,
                                   memory_order_relaxed);
     }
-    pool.refreshed = epoch;
+    pool.refreshed = epoch64;
 }
 
 /* Start workers 1..team_size-1 on the region and make the caller its thread
@@ -454,8 +476,8 @@ static void refresh_words(uint32_t epoch)
 static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
                        size_t ctx_size, const void *fn, struct team_state *saved)
 {
-    uint32_t epoch_base = pool.epoch;
-    if (epoch_base - pool.refreshed >= (uint32_t)1 << 30)
+    uint64_t epoch_base = pool.epoch;
+    if (epoch_base - pool.refreshed >= (uint64_t)1 << 30)
         refresh_words(epoch_base);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     for (int i = 1; i < team_size; i++) {
@@ -463,7 +485,7 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         slot->run = run;
         slot->ctx = copy ? memcpy(slot->inline_ctx, ctx, ctx_size) : ctx;
         slot->team_size = team_size;
-        slot->epoch_base = epoch_base;
+        slot->epoch_base = (uint32_t)epoch_base;
         slot->run_sched = t->run_sched;
         slot->run_chunk = t->run_chunk;
         if (bp_tracing)
@@ -495,13 +517,13 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
     int64_t joined_ns = bp_profiling ? bp_now_ns() : 0;
-    uint32_t end = ++t->epoch;
+    uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
     for (int i = 1; i < f->team_size; i++) {
         bp_flag_wait(&pool.slots[i].arrive, end);
         used |= pool.slots[i].used_shared;
     }
-    pool.epoch = end;
+    pool.epoch = t->epoch;
     /* Clear the team's shared loop and single state for the next region, now
      * that no thread uses it; a region that used none skips this. The next
      * go publishes the stores. */
@@ -603,7 +625,7 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
 
 static void barrier_wait(struct bp_thread *t)
 {
-    uint32_t e = ++t->epoch;
+    uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size, i = t->tid;
     struct bp_round *mine = &pool.rounds[i * pool.nrounds];
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
@@ -615,7 +637,7 @@ static void barrier_wait(struct bp_thread *t)
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
 static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))
 {
-    uint32_t e = ++t->epoch;
+    uint32_t e = (uint32_t)++t->epoch;
     if (t->tid != 0) {
         struct bp_slot *slot = &pool.slots[t->tid];
         /* relaxed: published by the release in bp_flag_set */
@@ -637,7 +659,7 @@ static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *
 /* A nowait reduction, folded by the last thread to arrive. */
 static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(void *, void *))
 {
-    uint32_t e = ++t->epoch;
+    uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size;
     /* relaxed: published by the release half of the fetch_add below */
     atomic_store_explicit(&pool.slots[t->tid].reduce_data, data, memory_order_relaxed);
@@ -724,7 +746,7 @@ void bp_reduce_end(struct bp_thread *t)
 {
     if (t->reduce_open) {
         t->reduce_open = 0;
-        bp_flag_set(&pool.release, t->epoch);
+        bp_flag_set(&pool.release, (uint32_t)t->epoch);
     }
 }
 

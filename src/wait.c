@@ -49,6 +49,15 @@ void bp_futex_wake(const void *addr, int n)
     pthread_cond_broadcast(&futex_cond);
     pthread_mutex_unlock(&futex_mutex);
 }
+
+void bp_wait_fork_child(void)
+{
+    /* a thread of the parent may have held them: the child has none */
+    pthread_mutex_init(&futex_mutex, NULL);
+    pthread_cond_init(&futex_cond, NULL);
+}
+#else
+void bp_wait_fork_child(void) {}
 #endif
 
 enum {
@@ -69,9 +78,11 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         return;
     /* The clock is first read after one round of reads: a flag that is set
      * within that round is seen without the delay of a clock read. */
-    int64_t start = -1;
     int64_t spin_ns = bp_config.spin_ns;
-    int yielding = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+    int oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+    int yielding = oversubscribed;
+    /* yielding, a round of reads takes scheduler slices: time it too */
+    int64_t start = oversubscribed ? bp_now_ns() : -1;
     for (;;) {
         for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
             bp_cpu_relax();
@@ -88,7 +99,7 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         int64_t waited = now - start;
         if (waited >= spin_ns)
             break;
-        yielding = waited >= BP_YIELD_AFTER_NS;
+        yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
     }
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);

@@ -21,5 +21,9 @@ for arch in "$@"; do
     fi
     cmake -S . -B "$dir" $opts -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$dir" -j "$jobs"
+    if [ "$arch" = portable ] && ! nm "$dir/libbuddypool.a" | grep -q ' T bp_futex_wait$'; then
+        echo "check-cross: the portable build does not use the portable futex" >&2
+        exit 1
+    fi
     (cd "$dir" && ctest --output-on-failure -j "$jobs")
 done

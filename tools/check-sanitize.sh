@@ -17,7 +17,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-peer_tests='-(libomp|libgomp)(-[0-9]+)?$|^decode-tokens-identical$|^overhead-smoke$'
+peer_tests='-(libomp|libgomp)-[0-9]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
     case $kind in

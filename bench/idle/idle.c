@@ -147,6 +147,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < WARM_REGIONS; i++)
         if ((team = region()) == 0)
             return 1;
+    if (check && team < 2) {
+        fprintf(stderr, "idle: FAIL: --check needs a team of 2 or more (got %d): with no pool "
+                        "thread there is nothing to check\n", team);
+        return 1;
+    }
 
     double wake[MAX_TRIALS], started[MAX_TRIALS], worst_cpu = 0.0;
     printf("%d threads; %ld ms idle, then %ld ms measured idle, then one region; %ld trials\n",

@@ -60,6 +60,10 @@ int main(void)
                        "thread order gives %.17g\n", rep, team, x, y, want);
         }
     }
+    if (team != omp_get_max_threads()) {
+        printf("reduce-order: teams of %d threads, %d asked for\n", team, omp_get_max_threads());
+        return 1;
+    }
     if (fails) {
         printf("reduce-order: %d of 400 runs not in thread order\n", fails);
         return 1;

@@ -13,7 +13,8 @@
  *             sum reduction; every iteration must run exactly once and the
  *             sum must equal the serial one
  *   barriers  1-4 phases: every thread writes its slot, barrier, checks all
- *             slots, barrier
+ *             slots, barrier; then a `for` with a sum reduction inside the
+ *             region (a blocking reduction in clang's code)
  *   reduce    parallel reduction of thread numbers (+ and max)
  *   nested    a region inside a region: level 2, the right ancestor, serial
  *             when the outer team is active
@@ -131,6 +132,19 @@ static int run_barriers(struct app *a, int team)
         return fail(a, "barriers: team size", got_team, team);
     if (bad)
         return fail(a, "barriers: slots wrong after a barrier", bad, 0);
+    long sum = 0, seen = -1;
+    int n = rand_in(&a->rng, 0, 500);
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp for schedule(static) reduction(+ : sum)
+        for (int i = 0; i < n; i++)
+            sum += i;
+        /* the loop's barrier: every thread sees the reduced sum */
+        if (omp_get_thread_num() == 0)
+            seen = sum;
+    }
+    if (sum != (long)n * (n - 1) / 2 || seen != sum)
+        return fail(a, "barriers: for reduction sum", sum, (long)n * (n - 1) / 2);
     return 0;
 }
 
