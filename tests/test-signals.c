@@ -17,10 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buddypool.h"
-#include "check.h"
-
-enum { MAX_THREADS = 64 };
+#include "barrier-check.h"
 
 static atomic_long handled;
 static atomic_int stop;
@@ -61,42 +58,19 @@ static void *signaller(void *arg)
     return NULL;
 }
 
-struct shared {
-    atomic_int runs[MAX_THREADS];
-    int phase[MAX_THREADS];
-    atomic_int bad;
-    int late_us; /* thread 1 arrives this late at each barrier */
-    int barriers;
-};
+static int late_us; /* thread 1 arrives this late at each barrier */
 
-static void region(int tid, int team, void *ctx)
+static void maybe_late(int tid)
 {
-    struct shared *s = ctx;
-    atomic_fetch_add(&s->runs[tid], 1);
-    for (int b = 1; b <= s->barriers; b++) {
-        if (tid == 1 && s->late_us > 0)
-            sleep_us(s->late_us);
-        s->phase[tid] = b;
-        buddypool_barrier();
-        for (int j = 0; j < team; j++)
-            if (s->phase[j] != b)
-                atomic_fetch_add(&s->bad, 1);
-        buddypool_barrier();
-    }
+    if (tid == 1)
+        sleep_us(late_us);
 }
 
-static void run(int regions, int apart_us, int late_us, int barriers)
+static void run(int regions, int apart_us, int late, int barriers)
 {
+    late_us = late;
     for (int r = 0; r < regions; r++) {
-        static struct shared s;
-        memset(&s, 0, sizeof s);
-        s.late_us = late_us;
-        s.barriers = barriers;
-        CHECK_EQ(buddypool_parallel(0, region, &s), 0);
-        int team = buddypool_max_threads();
-        for (int i = 0; i < team; i++)
-            CHECK_EQ(atomic_load(&s.runs[i]), 1);
-        CHECK_EQ(atomic_load(&s.bad), 0);
+        barrier_check_run(0, barriers, late > 0 ? maybe_late : NULL);
         if (apart_us > 0)
             sleep_us(apart_us);
     }
@@ -109,7 +83,7 @@ int main(void)
     sa.sa_handler = on_usr1; /* no SA_RESTART: blocking calls return EINTR */
     sigemptyset(&sa.sa_mask);
     CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
-    CHECK_LE(buddypool_max_threads(), MAX_THREADS);
+    CHECK_LE(buddypool_max_threads(), BC_MAX_THREADS);
 
     run(10, 0, 0, 1); /* the pool is up before the signals start */
     pthread_t sig;
