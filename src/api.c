@@ -35,9 +35,12 @@ static void run_for(int tid, void *ctx)
     struct for_call *c = ctx;
     uint64_t first, last;
     int is_last;
-    if (bp_static_split((uint64_t)c->n - 1, 0, tid, bp_self()->team_size, &first, &last,
-                        &is_last))
+    struct bp_thread *t = bp_self();
+    if (bp_static_split((uint64_t)c->n - 1, 0, tid, t->team_size, &first, &last, &is_last)) {
+        if (bp_profiling)
+            t->iters += last - first + 1;
         c->fn((int64_t)first, (int64_t)last + 1, c->ctx);
+    }
 }
 
 BP_API int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx)

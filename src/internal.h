@@ -132,6 +132,7 @@ struct bp_thread {
     int pool_id;          /* worker number; 0 for a thread that forks regions */
     struct bp_trace_ring *trace; /* tracing: this thread's events */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
+    uint64_t iters;       /* profiling: loop iterations run in the current region */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
 struct bp_thread *bp_self(void);
@@ -154,6 +155,7 @@ struct bp_fork_frame {
     struct team_state saved;
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
     int64_t joined_ns;      /* tracing: thread 0 reached the join */
+    int last_at_join;       /* profiling: the thread that reached the join last */
     uint32_t barriers;
 };
 /* Bytes of a region's context that travel in the line each worker waits on
@@ -215,12 +217,20 @@ int bp_pool_threads(void);
 extern int bp_profiling;
 #endif
 /* Set up the profile from bp_config; called once by the pool's start-up. */
-void bp_profile_init(void);
-/* Account one outermost region of `fn` that ran from start_ns to end_ns on
- * `threads` threads, with its barrier waits (all threads, thread 0 alone)
- * and barrier episodes. Called with the pool's fork_lock held. */
-void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
-                       int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers);
+void bp_profile_init(int max_threads);
+/* One outermost region as the pool measured it. */
+struct bp_region_sample {
+    const void *fn;
+    int64_t start_ns, end_ns;   /* fork to join on thread 0 */
+    int64_t wait_ns, wait_t0_ns; /* barrier waits: all threads, thread 0 */
+    int threads;
+    uint32_t barriers;          /* episodes, the join included */
+    const int64_t *thread_wait; /* per thread: its barrier waits, the join's too */
+    const uint64_t *thread_iters; /* per thread: loop iterations it ran */
+    int last_at_join;           /* the thread that reached the join last; -1: none */
+};
+/* Account one region. Called with the pool's fork_lock held. */
+void bp_profile_region(const struct bp_region_sample *s);
 /* Print the report on stderr and write the JSON file; with fork_lock held. */
 void bp_profile_report(void);
 /* In the child of fork(): forget the parent's regions; report only the
@@ -252,13 +262,24 @@ void bp_trace_free(struct bp_thread *self);
 /* ---- report.c ----------------------------------------------------------- */
 
 /* One row of the profile: a region function, or the overflow row (fn NULL). */
+struct bp_thread_stats {
+    int64_t wait_ns;       /* barrier waits, the join's included */
+    uint64_t last_at_join; /* regions in which it reached the join last */
+    uint64_t iterations;   /* loop iterations it ran */
+};
+enum { BP_WALL_BUCKETS = 512 }; /* 8 per octave of nanoseconds */
 struct bp_profile_row {
     const void *fn;
     char *name, *module; /* symbol+0xoffset and module path (dladdr) */
     uint64_t calls;
     int64_t wall_ns, gap_before_ns, gap_after_ns, wait_ns, wait_t0_ns;
     uint64_t barriers;
+    struct bp_thread_stats *per_thread; /* max_threads entries, or NULL */
+    uint32_t *wall_hist;                /* BP_WALL_BUCKETS counts, or NULL */
 };
+/* The wall-time bucket of ns, and the middle of a bucket. */
+int bp_wall_bucket(int64_t ns);
+int64_t bp_wall_bucket_mid(int b);
 struct bp_profile_totals {
     int threads;
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
@@ -274,6 +295,7 @@ void bp_name_function(const void *fn, char **name, char **module);
  * phase. */
 struct bp_report_part {
     const char *name;
+    int max_threads;            /* entries of each row's per_thread */
     struct bp_profile_totals tot;
     struct bp_profile_row *rows;
     size_t nrows;
@@ -321,9 +343,14 @@ void bp_loops_reset(void);
 int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
                     uint64_t *first, uint64_t *block_last, int *is_last);
 
-/* The typed loop bounds of __kmpc_for_static_init_*, for thread tid of nth. */
+/* Iterations of 0..last that thread tid of nth runs under the static
+ * schedule (chunk 0: one block each); 0 for 2^64. */
+uint64_t bp_static_count(uint64_t last, uint64_t chunk, int tid, int nth);
+
+/* The typed loop bounds of __kmpc_for_static_init_*, for thread tid of nth;
+ * returns the thread's iteration count (bp_static_count). */
 #define BP_STATIC_INIT_DECL(sfx, T, ST)                                          \
-    void bp_for_static_init_##sfx(const char *who, int tid, int nth,           \
+    uint64_t bp_for_static_init_##sfx(const char *who, int tid, int nth,       \
                                   int32_t schedtype, int32_t *plastiter,       \
                                   T *plower, T *pupper, ST *pstride, ST incr,  \
                                   ST chunk);

@@ -119,9 +119,11 @@ BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
         (void)loc;                                                                  \
         (void)gtid;                                                                 \
         struct bp_thread *t = bp_self();                                            \
-        bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, t->tid,            \
-                                 t->team_size, schedtype, plastiter, plower,        \
-                                 pupper, pstride, incr, chunk);                     \
+        uint64_t n = bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, t->tid, \
+                                              t->team_size, schedtype, plastiter,   \
+                                              plower, pupper, pstride, incr, chunk); \
+        if (bp_profiling)                                                           \
+            t->iters += n;                                                          \
     }
 BP_KMPC_STATIC_INIT(4, int32_t, int32_t)
 BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)

@@ -79,6 +79,7 @@ struct bp_slot {
     uint32_t used_shared; /* the worker met loops or singles in the region */
     _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
+    _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
@@ -103,6 +104,8 @@ static struct {
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
     struct bp_slot *slots;       /* max_threads of them */
+    int64_t *prof_wait;          /* profiling: per thread, the region's waits */
+    uint64_t *prof_iters;        /* profiling: per thread, the region's iterations */
     struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
     int nrounds;                 /* ceil(log2(max_threads)) */
     uint64_t epoch;              /* episodes so far, under fork_lock */
@@ -245,7 +248,13 @@ static void pool_init(void)
     }
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
     bp_trace_init(); /* before the profile, whose clock reads it needs */
-    bp_profile_init();
+    bp_profile_init(max);
+    if (bp_profiling) {
+        pool.prof_wait = calloc((size_t)max, sizeof *pool.prof_wait);
+        pool.prof_iters = calloc((size_t)max, sizeof *pool.prof_iters);
+        if (pool.prof_wait == NULL || pool.prof_iters == NULL)
+            bp_fatal("profile: out of memory for %d threads", max);
+    }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -312,6 +321,7 @@ static void *worker_main(void *arg)
         t->run_sched = slot->run_sched;
         t->run_chunk = slot->run_chunk;
         t->wait_ns = 0;
+        t->iters = 0;
         run(id, slot->ctx);
         if (bp_profiling) {
             int64_t joined_ns = bp_now_ns();
@@ -320,6 +330,7 @@ static void *worker_main(void *arg)
             /* relaxed: published by the join's release in bp_flag_set */
             atomic_store_explicit(&slot->joined_ns, joined_ns, memory_order_relaxed);
             atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
+            atomic_store_explicit(&slot->iters, t->iters, memory_order_relaxed);
         }
         t->level = 0;
         t->active_level = 0;
@@ -536,12 +547,22 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         f->joined_ns = joined_ns;
         f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
         f->wait_ns = f->wait_t0_ns;
+        f->last_at_join = 0;
+        int64_t last_ns = joined_ns;
+        pool.prof_wait[0] = f->wait_t0_ns;
+        pool.prof_iters[0] = t->iters;
         for (int i = 1; i < f->team_size; i++) {
             struct bp_slot *slot = &pool.slots[i];
             /* relaxed: ordered after the join's acquire */
             int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
             int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
-            f->wait_ns += w + (f->end_ns - j);
+            pool.prof_wait[i] = w + (f->end_ns - j);
+            pool.prof_iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
+            f->wait_ns += pool.prof_wait[i];
+            if (j > last_ns) {
+                last_ns = j;
+                f->last_at_join = i;
+            }
         }
         f->barriers = t->barriers + 1;
     }
@@ -576,6 +597,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     f->locked = 1;
     f->start_ns = bp_profiling ? bp_now_ns() : 0; /* pool growth is part of it */
+    t->iters = 0;
     if (team_size > 1) {
         grow(team_size);
         int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
@@ -600,13 +622,19 @@ void bp_fork_end(struct bp_fork_frame *f)
         f->end_ns = bp_now_ns();
         f->wait_ns = f->wait_t0_ns = 0;
         f->barriers = t->barriers + 1;
+        f->last_at_join = -1;
+        pool.prof_wait[0] = 0;
+        pool.prof_iters[0] = t->iters;
     }
     restore_team(t, &f->saved);
     if (!f->locked)
         return;
-    if (bp_profiling)
-        bp_profile_region(f->fn, f->start_ns, f->end_ns, f->team_size, f->wait_ns,
-                          f->wait_t0_ns, f->barriers);
+    if (bp_profiling) {
+        struct bp_region_sample sample = {
+            f->fn, f->start_ns, f->end_ns, f->wait_ns, f->wait_t0_ns, f->team_size,
+            f->barriers, pool.prof_wait, pool.prof_iters, f->last_at_join};
+        bp_profile_region(&sample);
+    }
     if (bp_tracing) {
         bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
         if (f->team_size > 1)
@@ -817,6 +845,10 @@ __attribute__((destructor)) static void pool_shutdown(void)
     bp_profile_report();
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     free(pool.slots);
+    free(pool.prof_wait);
+    free(pool.prof_iters);
+    pool.prof_wait = NULL;
+    pool.prof_iters = NULL;
     free(pool.rounds);
     free(pool.cpus);
     pool.slots = NULL;

@@ -51,6 +51,7 @@ struct table {
 
 static struct {
     size_t slots;
+    int max_threads;             /* entries of a row's per_thread */
     int warned;
     int in_child;                /* this process is a child of fork() */
     struct table all;
@@ -78,9 +79,13 @@ static void table_free(struct table *t)
         for (size_t i = 0; i < 2 * prof.slots; i++) {
             free(t->buckets[i].name);
             free(t->buckets[i].module);
+            free(t->buckets[i].per_thread);
+            free(t->buckets[i].wall_hist);
         }
         free(t->buckets);
     }
+    free(t->other.per_thread);
+    free(t->other.wall_hist);
     memset(t, 0, sizeof *t);
 }
 
@@ -97,8 +102,9 @@ static void clear(void)
     prof.seq = 0;
 }
 
-void bp_profile_init(void)
+void bp_profile_init(int max_threads)
 {
+    prof.max_threads = max_threads > 0 ? max_threads : 1;
 #ifdef BP_NO_PROFILER
     if (bp_config.profile)
         bp_warn("this build has no profiler; BUDDY_THREAD_POOL_PROFILE is ignored");
@@ -150,13 +156,53 @@ static struct bp_profile_row *row_of(struct table *t, const void *fn)
     return r;
 }
 
+int bp_wall_bucket(int64_t ns)
+{
+    if (ns < 1)
+        return 0;
+    uint64_t v = (uint64_t)ns;
+    int octave = 63 - __builtin_clzll(v);
+    /* the three bits after the leading one */
+    int frac = octave >= 3 ? (int)((v >> (octave - 3)) & 7) : (int)((v << (3 - octave)) & 7);
+    return octave * 8 + frac;
+}
+
+int64_t bp_wall_bucket_mid(int b)
+{
+    /* 2^octave * (1 + (frac + 0.5) / 8) */
+    int octave = b / 8, frac = b % 8;
+    double v = (double)((uint64_t)1 << octave) * (1.0 + (frac + 0.5) / 8.0);
+    return v > 9.2e18 ? INT64_MAX : (int64_t)v;
+}
+
+/* The per-thread and distribution parts of a row, made when first needed;
+ * 0, or -1 when out of memory (the row then goes without them). */
+static int row_detail(struct bp_profile_row *r)
+{
+    if (r->per_thread == NULL)
+        r->per_thread = calloc((size_t)prof.max_threads, sizeof *r->per_thread);
+    if (r->wall_hist == NULL)
+        r->wall_hist = calloc(BP_WALL_BUCKETS, sizeof *r->wall_hist);
+    return r->per_thread != NULL && r->wall_hist != NULL ? 0 : -1;
+}
+
 /* Account one region in table t; gap: the time since the previous region of
  * any table (-1: none, this is the first region of the run). */
-static void account(struct table *t, const void *fn, int64_t start_ns, int64_t end_ns,
-                    int64_t gap, int threads, int64_t wait_ns, int64_t wait_t0_ns,
-                    uint32_t barriers)
+static void account(struct table *t, const struct bp_region_sample *s, int64_t gap)
 {
+    const void *fn = s->fn;
+    int64_t start_ns = s->start_ns, end_ns = s->end_ns;
+    int threads = s->threads;
     struct bp_profile_row *r = row_of(t, fn);
+    if (row_detail(r) == 0) {
+        r->wall_hist[bp_wall_bucket(end_ns - start_ns)]++;
+        for (int i = 0; i < threads && i < prof.max_threads; i++) {
+            r->per_thread[i].wait_ns += s->thread_wait[i];
+            r->per_thread[i].iterations += s->thread_iters[i];
+        }
+        if (s->last_at_join >= 0 && s->last_at_join < prof.max_threads)
+            r->per_thread[s->last_at_join].last_at_join++;
+    }
     struct bp_profile_totals *tot = &t->tot;
     if (tot->regions == 0)
         t->first_start_ns = gap >= 0 ? start_ns - gap : start_ns;
@@ -169,13 +215,13 @@ static void account(struct table *t, const void *fn, int64_t start_ns, int64_t e
     }
     r->calls++;
     r->wall_ns += end_ns - start_ns;
-    r->wait_ns += wait_ns;
-    r->wait_t0_ns += wait_t0_ns;
-    r->barriers += barriers;
+    r->wait_ns += s->wait_ns;
+    r->wait_t0_ns += s->wait_t0_ns;
+    r->barriers += s->barriers;
     tot->regions++;
     tot->regions_ns += end_ns - start_ns;
-    tot->wait_ns += wait_ns;
-    tot->barriers += barriers;
+    tot->wait_ns += s->wait_ns;
+    tot->barriers += s->barriers;
     if (threads > tot->threads)
         tot->threads = threads;
     t->last_end_ns = end_ns;
@@ -183,20 +229,17 @@ static void account(struct table *t, const void *fn, int64_t start_ns, int64_t e
     t->last_seq = prof.seq;
 }
 
-void bp_profile_region(const void *fn, int64_t start_ns, int64_t end_ns, int threads,
-                       int64_t wait_ns, int64_t wait_t0_ns, uint32_t barriers)
+void bp_profile_region(const struct bp_region_sample *s)
 {
     if (prof.all.buckets == NULL)
         return;
-    int64_t gap = prof.seq > 0 ? start_ns - prof.last_end_ns : -1;
+    int64_t gap = prof.seq > 0 ? s->start_ns - prof.last_end_ns : -1;
     prof.seq++;
     /* The whole run's span starts at its first region: no gap before it. */
-    account(&prof.all, fn, start_ns, end_ns, prof.all.tot.regions ? gap : -1, threads,
-            wait_ns, wait_t0_ns, barriers);
+    account(&prof.all, s, prof.all.tot.regions ? gap : -1);
     if (prof.current >= 0)
-        account(&prof.phases[prof.current], fn, start_ns, end_ns, gap, threads, wait_ns,
-                wait_t0_ns, barriers);
-    prof.last_end_ns = end_ns;
+        account(&prof.phases[prof.current], s, gap);
+    prof.last_end_ns = s->end_ns;
 }
 
 /* The rows of a table, the overflow row last if used; NULL when out of
@@ -228,6 +271,8 @@ static int report(FILE *out, const char *json_path)
 {
     struct bp_report_part parts[1 + BP_MAX_PHASES];
     int n = 0, err = 0;
+    for (int i = 0; i <= prof.nphases; i++)
+        parts[i].max_threads = prof.max_threads;
     parts[n].name = NULL;
     parts[n].tot = totals_of(&prof.all);
     parts[n].rows = rows_of(&prof.all, &parts[n].nrows);

@@ -87,6 +87,57 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
     }
 }
 
+/* The wall time below which a share q of the row's calls fall (the middle
+ * of its bucket: within 6% of the true value); -1 without a distribution. */
+static int64_t wall_quantile(const struct bp_profile_row *r, double q)
+{
+    if (r->wall_hist == NULL || r->calls == 0)
+        return -1;
+    uint64_t want = (uint64_t)((double)r->calls * q + 0.999999), seen = 0;
+    if (want < 1)
+        want = 1;
+    for (int b = 0; b < BP_WALL_BUCKETS; b++) {
+        seen += r->wall_hist[b];
+        if (seen >= want)
+            return bp_wall_bucket_mid(b);
+    }
+    return -1;
+}
+
+enum { BP_DETAIL_ROWS = 10 };
+
+/* The per-thread section of the whole run's table: its first rows (sorted
+ * by wall time). */
+static void write_detail(FILE *out, const struct bp_report_part *part)
+{
+    int threads = part->tot.threads < part->max_threads ? part->tot.threads : part->max_threads;
+    size_t n = part->nrows < BP_DETAIL_ROWS ? part->nrows : BP_DETAIL_ROWS;
+    if (n == 0)
+        return;
+    fprintf(out, "\n  per function: wall p50 / p99, and per thread: barrier waits (the join's\n"
+                 "  included), regions in which it reached the join last, loop iterations\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct bp_profile_row *r = &part->rows[i];
+        fprintf(out, "  %s  wall p50 %.1f us  p99 %.1f us\n", r->name ? r->name : "?+0x0",
+                (double)wall_quantile(r, 0.5) / 1e3, (double)wall_quantile(r, 0.99) / 1e3);
+        if (r->per_thread == NULL || threads < 2)
+            continue;
+        fprintf(out, "      %-14s", "thread");
+        for (int k = 0; k < threads; k++)
+            fprintf(out, " %11d", k);
+        fprintf(out, "\n      %-14s", "barwait_ms");
+        for (int k = 0; k < threads; k++)
+            fprintf(out, " %11.3f", ms(r->per_thread[k].wait_ns));
+        fprintf(out, "\n      %-14s", "last_at_join");
+        for (int k = 0; k < threads; k++)
+            fprintf(out, " %11" PRIu64, r->per_thread[k].last_at_join);
+        fprintf(out, "\n      %-14s", "iterations");
+        for (int k = 0; k < threads; k++)
+            fprintf(out, " %11" PRIu64, r->per_thread[k].iterations);
+        fprintf(out, "\n");
+    }
+}
+
 static void write_legend(FILE *out, int phases)
 {
     if (phases)
@@ -146,8 +197,10 @@ void bp_json_string(FILE *f, const char *str)
 /* "totals": {...}, "functions": [...] of one table, as DESIGN.md gives
  * them; `indent` before each function. */
 static void json_table(FILE *f, const struct bp_profile_totals *t,
-                       const struct bp_profile_row *rows, size_t n, const char *indent)
+                       const struct bp_profile_row *rows, size_t n, int max_threads,
+                       const char *indent)
 {
+    int threads = t->threads < max_threads ? t->threads : max_threads;
     fprintf(f, "\"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
                ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
                ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 "},\n%s\"functions\": [",
@@ -161,9 +214,17 @@ static void json_table(FILE *f, const struct bp_profile_totals *t,
         fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"calls\": %" PRIu64
                    ", \"wall_ns\": %" PRId64 ", \"gap_before_ns\": %" PRId64
                    ", \"gap_after_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-                   ", \"barrier_wait_t0_ns\": %" PRId64 ", \"barriers\": %" PRIu64 "}",
+                   ", \"barrier_wait_t0_ns\": %" PRId64 ", \"barriers\": %" PRIu64,
                 (uintptr_t)r->fn, r->calls, r->wall_ns, r->gap_before_ns, r->gap_after_ns,
                 r->wait_ns, r->wait_t0_ns, r->barriers);
+        fprintf(f, ", \"wall_p50_ns\": %" PRId64 ", \"wall_p99_ns\": %" PRId64 ",\n%s  \"per_thread\": [",
+                wall_quantile(r, 0.5), wall_quantile(r, 0.99), indent);
+        for (int k = 0; r->per_thread != NULL && k < threads; k++)
+            fprintf(f, "%s{\"barrier_wait_ns\": %" PRId64 ", \"last_at_join\": %" PRIu64
+                       ", \"iterations\": %" PRIu64 "}",
+                    k ? ", " : "", r->per_thread[k].wait_ns, r->per_thread[k].last_at_join,
+                    r->per_thread[k].iterations);
+        fprintf(f, "]}");
     }
     fprintf(f, "\n%s]", indent);
 }
@@ -174,13 +235,13 @@ static int write_json(const char *path, const struct bp_report_part *parts, size
     if (f == NULL)
         return -errno;
     fprintf(f, "{\"threads\": %d,\n ", parts[0].tot.threads);
-    json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, " ");
+    json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, parts[0].max_threads, " ");
     fprintf(f, ",\n \"phases\": [");
     for (size_t p = 1; p < nparts; p++) {
         fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");
         bp_json_string(f, parts[p].name);
         fprintf(f, ", \"threads\": %d,\n   ", parts[p].tot.threads);
-        json_table(f, &parts[p].tot, parts[p].rows, parts[p].nrows, "   ");
+        json_table(f, &parts[p].tot, parts[p].rows, parts[p].nrows, parts[p].max_threads, "   ");
         fprintf(f, "}");
     }
     fprintf(f, "%s]}\n", nparts > 1 ? "\n " : "");
@@ -196,8 +257,11 @@ void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *pa
     for (size_t p = 0; p < nparts; p++)
         qsort(parts[p].rows, parts[p].nrows, sizeof *parts[p].rows, by_wall);
     fflush(stdout); /* the program's own output first, when both go to one file */
-    for (size_t p = 0; p < nparts; p++)
+    for (size_t p = 0; p < nparts; p++) {
         write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows);
+        if (p == 0)
+            write_detail(out, &parts[0]);
+    }
     write_legend(out, nparts > 1);
     if (json_path != NULL) {
         int err = write_json(json_path, parts, nparts);

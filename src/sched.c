@@ -54,10 +54,28 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
     return 1;
 }
 
+uint64_t bp_static_count(uint64_t last, uint64_t chunk, int tid, int nth)
+{
+    uint64_t first, block_last;
+    int is_last;
+    if (chunk == 0)
+        return bp_static_split(last, 0, tid, nth, &first, &block_last, &is_last)
+                   ? block_last - first + 1
+                   : 0;
+    uint64_t t = (uint64_t)tid, n = (uint64_t)nth, last_chunk = last / chunk;
+    if (t > last_chunk)
+        return 0;
+    /* chunks t, t + n, ... up to last_chunk, the last one short */
+    uint64_t count = ((last_chunk - t) / n + 1) * chunk;
+    if (last_chunk % n == t)
+        count -= chunk - (last % chunk + 1);
+    return count;
+}
+
 /* One function per libomp width: T the loop type, UT its unsigned twin, ST
  * the signed type of incr and chunk, MAXV/MINV the limits of T. */
 #define BP_STATIC_INIT_DEF(sfx, T, UT, ST, MINV, MAXV)                            \
-    void bp_for_static_init_##sfx(const char *who, int tid, int nth,            \
+    uint64_t bp_for_static_init_##sfx(const char *who, int tid, int nth,        \
                                   int32_t schedtype, int32_t *plastiter,        \
                                   T *plower, T *pupper, ST *pstride, ST incr,   \
                                   ST chunk)                                     \
@@ -93,7 +111,7 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
             if (plastiter)                                                      \
                 *plastiter = 0;                                                 \
             *pstride = incr;                                                    \
-            return;                                                             \
+            return 0;                                                           \
         }                                                                       \
         uint64_t c = chunked ? (chunk < 1 ? 1 : (uint64_t)chunk) : 0;            \
         if (chunked == 2) {                                                     \
@@ -125,6 +143,7 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
         /* end (libomp gives the trip count; neither clang nor MLIR reads it) */ \
         *pstride = chunked ? (ST)((UT)c * (UT)nth * (UT)incr)                   \
                            : (ST)((UT)span + (UT)incr);                         \
+        return has ? bp_static_count(last, c, tid, nth) : 0;                    \
     }
 
 BP_STATIC_INIT_DEF(4, int32_t, uint32_t, int32_t, INT32_MIN, INT32_MAX)

@@ -69,6 +69,17 @@ def invariants(prof, stderr):
         check(0 <= f["barrier_wait_t0_ns"] <= f["barrier_wait_ns"], "%s: 0 <= barrier_wait_t0 <= barrier_wait" % f["name"])
         for k in ("calls", "wall_ns", "gap_before_ns", "gap_after_ns", "barriers"):
             check(isinstance(f[k], int) and f[k] >= 0, "%s: %s is a non-negative integer" % (f["name"], k))
+    for f in fns:
+        pt = f["per_thread"]
+        check(len(pt) == prof["threads"] or (prof["threads"] < 2 and len(pt) <= 1),
+              "%s: per_thread has an entry per thread (%d)" % (f["name"], len(pt)))
+        if pt:
+            check(sum(t["barrier_wait_ns"] for t in pt) == f["barrier_wait_ns"],
+                  "%s: the threads' waits add up to barrier_wait_ns" % f["name"])
+            check(sum(t["last_at_join"] for t in pt) <= f["calls"],
+                  "%s: at most one last thread per call" % f["name"])
+        check(0 < f["wall_p50_ns"] <= f["wall_p99_ns"] <= f["wall_ns"] * 1.07 + 1,
+              "%s: 0 < wall p50 %d <= p99 %d <= the wall time" % (f["name"], f["wall_p50_ns"], f["wall_p99_ns"]))
     check(len(set(f["address"] for f in fns)) == len(fns), "one row per function")
     walls = [f["wall_ns"] for f in fns]
     check(walls == sorted(walls, reverse=True), "rows sorted by wall time")
@@ -156,8 +167,20 @@ def check_mode(mode, program, args, tmp):
                 check(f["gap_after_ns"] >= not_last * 2000000, "%s: gap_after holds the serial work after it" % name)
                 line = re.search(r"^\s+%d\s.*\s%s\s" % (calls, re.escape(f["name"])), p.stderr, re.M)
                 check(line is not None, "%s: the text report has its row with %d calls" % (name, calls))
+            b = rows["b"]
+            if b is not None:
+                # parallel_for(1000): thread i runs its static block each call
+                split = [1000 // threads + (i < 1000 % threads) for i in range(threads)]
+                got = [t["iterations"] for t in b["per_thread"]][:threads]
+                want = [n * b["calls"] for n in split]
+                check(got == want, "b: iterations per thread %s == %s" % (got, want))
             e = rows["e"]
             if e is not None and threads >= 2:
+                pt = e["per_thread"]
+                check(all(pt[k]["barrier_wait_ns"] >= 2 * 19000000 for k in range(threads - 1)),
+                      "e: every thread but the late one waited 20 ms at each call")
+                check(all(pt[threads - 1]["barrier_wait_ns"] < pt[k]["barrier_wait_ns"]
+                          for k in range(threads - 1)), "e: the late thread waited least")
                 # the others wait about 20 ms for the late thread, twice
                 check(e["barrier_wait_t0_ns"] >= 2 * 19000000, "e: thread 0 waited for the late thread (%d ns)" % e["barrier_wait_t0_ns"])
                 check(e["barrier_wait_ns"] >= 2 * (threads - 1) * 19000000,

@@ -26,9 +26,12 @@ static wide type_max(enum width w)
 }
 static wide incr_max(enum width w) { return w == W4 || w == W4U ? INT32_MAX : INT64_MAX; }
 
+enum { MAX_NTH = 64 };
+
 struct bounds {
     wide lower, upper, stride;
     int last;
+    uint64_t count; /* the iterations the library says the thread runs */
 };
 
 /* Call the library for thread tid and widen what it returns. */
@@ -40,28 +43,32 @@ static struct bounds call(enum width w, int sched, wide lo, wide hi, wide incr, 
     switch (w) {
     case W4: {
         int32_t l = (int32_t)lo, u = (int32_t)hi, s = 0;
-        bp_for_static_init_4("t", tid, nth, sched, &last, &l, &u, &s, (int32_t)incr, (int32_t)chunk);
-        b = (struct bounds){l, u, s, last};
+        uint64_t n = bp_for_static_init_4("t", tid, nth, sched, &last, &l, &u, &s, (int32_t)incr,
+                                          (int32_t)chunk);
+        b = (struct bounds){l, u, s, last, n};
         break;
     }
     case W4U: {
         uint32_t l = (uint32_t)lo, u = (uint32_t)hi;
         int32_t s = 0;
-        bp_for_static_init_4u("t", tid, nth, sched, &last, &l, &u, &s, (int32_t)incr, (int32_t)chunk);
-        b = (struct bounds){l, u, s, last};
+        uint64_t n = bp_for_static_init_4u("t", tid, nth, sched, &last, &l, &u, &s, (int32_t)incr,
+                                           (int32_t)chunk);
+        b = (struct bounds){l, u, s, last, n};
         break;
     }
     case W8: {
         int64_t l = (int64_t)lo, u = (int64_t)hi, s = 0;
-        bp_for_static_init_8("t", tid, nth, sched, &last, &l, &u, &s, (int64_t)incr, (int64_t)chunk);
-        b = (struct bounds){l, u, s, last};
+        uint64_t n = bp_for_static_init_8("t", tid, nth, sched, &last, &l, &u, &s, (int64_t)incr,
+                                          (int64_t)chunk);
+        b = (struct bounds){l, u, s, last, n};
         break;
     }
     default: {
         uint64_t l = (uint64_t)lo, u = (uint64_t)hi;
         int64_t s = 0;
-        bp_for_static_init_8u("t", tid, nth, sched, &last, &l, &u, &s, (int64_t)incr, (int64_t)chunk);
-        b = (struct bounds){l, u, s, last};
+        uint64_t n = bp_for_static_init_8u("t", tid, nth, sched, &last, &l, &u, &s, (int64_t)incr,
+                                           (int64_t)chunk);
+        b = (struct bounds){l, u, s, last, n};
         break;
     }
     }
@@ -123,15 +130,20 @@ static void check_case(enum width w, wide lo, wide hi, wide incr, wide chunk, in
      * one (tested in full below). */
     int empty_loop = (forward ? lo > hi : lo < hi) || last_index == umod - 1;
     int lastiter_threads = 0, lastiter_tid = -1;
+    uint64_t counts[MAX_NTH] = {0};
+    int counts_known = 1; /* all of a thread's chunks are enumerated below */
+    CHECK_LE(nth, MAX_NTH);
 
     for (int tid = 0; tid < nth; tid++) {
         struct bounds b = call(w, sched, lo, hi, incr, chunk, tid, nth);
+        counts[tid] = b.count;
         if (b.last) {
             lastiter_threads++;
             lastiter_tid = tid;
         }
         if (empty_loop) {
             CHECK(b.lower == lo && b.upper == hi); /* untouched, already empty */
+            CHECK_EQ(b.count, 0);
             continue;
         }
         /* Empty assignment: ub - lb + sign == 0 in the type (MLIR's trip count). */
@@ -160,8 +172,10 @@ static void check_case(enum width w, wide lo, wide hi, wide incr, wide chunk, in
         }
         CHECK(first == (wide)tid * chunk);
         add_span(first, last, tid);
-        if (chunk * nth > incr_max(w) / (forward ? incr : -incr))
+        if (chunk * nth > incr_max(w) / (forward ? incr : -incr)) {
+            counts_known = 0;
             continue; /* no thread has a second chunk (see check_width) */
+        }
         wide stride = chunk * nth * incr;
         CHECK(b.stride == stride);
         wide first0 = first;
@@ -178,6 +192,21 @@ static void check_case(enum width w, wide lo, wide hi, wide incr, wide chunk, in
     if (empty_loop) {
         CHECK_EQ(lastiter_threads, 0);
         return;
+    }
+    /* The count each thread was given is the number of its iterations (2^64
+     * and more do not fit: those cases wrap, as documented). */
+    if (counts_known && last_index < (wide)INT64_MAX) {
+        uint64_t got[MAX_NTH] = {0};
+        for (size_t i = 0; i < nspans; i++)
+            got[spans[i].tid] += (uint64_t)(spans[i].last - spans[i].first + 1);
+        for (int tid = 0; tid < nth; tid++)
+            if (got[tid] != counts[tid]) {
+                fprintf(stderr, "width %s lo %lld hi %lld incr %lld chunk %lld nth %d tid %d: "
+                        "count %llu, runs %llu iterations\n", width_name[w], (long long)lo,
+                        (long long)hi, (long long)incr, (long long)chunk, nth, tid,
+                        (unsigned long long)counts[tid], (unsigned long long)got[tid]);
+                exit(1);
+            }
     }
     /* The spans tile 0..last_index exactly: no gap, no overlap. */
     qsort(spans, nspans, sizeof *spans, by_first);
