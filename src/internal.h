@@ -26,6 +26,18 @@ struct bp_flag {
     _Atomic uint32_t sleepers;
 };
 
+/* Profiling: how a thread waited (wait.c). Written by that thread alone
+ * (relaxed), read by the report. */
+struct bp_wait_stats {
+    _Atomic int64_t spin_ns;  /* spinning and yielding in waits */
+    _Atomic int64_t sleep_ns; /* asleep in the kernel in waits */
+    _Atomic uint64_t sleeps;  /* times it went to sleep */
+    _Atomic uint64_t wakes;   /* futex wakes it issued to sleeping waiters */
+};
+/* The waits of the threads that fork regions (thread 0s: one at a time,
+ * under the pool's lock); a worker has its own in its slot. */
+extern struct bp_wait_stats bp_caller_wait_stats;
+
 /* Set while the pool has more threads than allowed CPUs: waiters then yield
  * from the start, since the thread they wait for may need their CPU. */
 extern _Atomic int bp_oversubscribed;
@@ -44,7 +56,7 @@ void bp_flag_set(struct bp_flag *f, uint32_t value);
  * the value (release); after them all, the caller issues one seq_cst fence
  * and calls wake_sleepers on each flag. */
 void bp_flag_publish(struct bp_flag *f, uint32_t value);
-void bp_flag_wake_sleepers(struct bp_flag *f);
+int bp_flag_wake_sleepers(struct bp_flag *f); /* 1 if someone slept */
 
 /* In the child of fork(): make the portable futex (prim.h) usable again. */
 void bp_wait_fork_child(void);
@@ -133,6 +145,7 @@ struct bp_thread {
     struct bp_trace_ring *trace; /* tracing: this thread's events */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
     uint64_t iters;       /* profiling: loop iterations run in the current region */
+    struct bp_wait_stats *wait_stats; /* profiling: a worker's; NULL: the callers' */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
 };
 struct bp_thread *bp_self(void);
@@ -156,6 +169,8 @@ struct bp_fork_frame {
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
     int64_t joined_ns;      /* tracing: thread 0 reached the join */
     int last_at_join;       /* profiling: the thread that reached the join last */
+    int woken;              /* profiling: workers woken from sleep, and their */
+    int64_t wake_sum_ns, wake_max_ns; /* fork-to-start latencies */
     uint32_t barriers;
 };
 /* Bytes of a region's context that travel in the line each worker waits on
@@ -187,6 +202,10 @@ int bp_max_team(void);
  * regions. bp_pool_lock starts the pool's configuration first. */
 void bp_pool_lock(void);
 void bp_pool_unlock(void);
+/* Profiling: the wait statistics of the callers (entry 0) and of workers
+ * 1..n-1 into out; reset sets them all to 0. */
+void bp_pool_wait_stats(struct bp_wait_stats *out, int n);
+void bp_pool_wait_stats_reset(void);
 /* Tests only (test-wrap): move the episode count, as if that many barrier
  * episodes had passed, without touching the words or the last refresh. */
 void bp_pool_test_set_epoch(uint64_t epoch);
@@ -228,6 +247,8 @@ struct bp_region_sample {
     const int64_t *thread_wait; /* per thread: its barrier waits, the join's too */
     const uint64_t *thread_iters; /* per thread: loop iterations it ran */
     int last_at_join;           /* the thread that reached the join last; -1: none */
+    int woken;                  /* workers that slept before the fork and were woken */
+    int64_t wake_sum_ns, wake_max_ns; /* fork to their start */
 };
 /* Account one region. Called with the pool's fork_lock held. */
 void bp_profile_region(const struct bp_region_sample *s);
@@ -284,6 +305,8 @@ struct bp_profile_totals {
     int threads;
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
     uint64_t regions, barriers;
+    uint64_t woken;                   /* workers woken from sleep by a fork */
+    int64_t wake_sum_ns, wake_max_ns; /* their fork-to-start latencies */
 };
 /* str as a JSON string, bytes that are not UTF-8 as U+FFFD. */
 void bp_json_string(FILE *f, const char *str);
@@ -296,6 +319,7 @@ void bp_name_function(const void *fn, char **name, char **module);
 struct bp_report_part {
     const char *name;
     int max_threads;            /* entries of each row's per_thread */
+    const struct bp_wait_stats *waits; /* whole run only: max_threads entries */
     struct bp_profile_totals tot;
     struct bp_profile_row *rows;
     size_t nrows;

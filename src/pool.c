@@ -80,9 +80,12 @@ struct bp_slot {
     _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
+    _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
+    int64_t fork_ns;      /* profiling: when the forker published the region */
+    alignas(BP_LINE) struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
 };
 _Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
                "a slot's go block is one BP_LINE");
@@ -271,6 +274,49 @@ void bp_pool_lock(void)
 
 void bp_pool_unlock(void) { fork_unlock(); }
 
+static void wait_stats_copy(struct bp_wait_stats *to, struct bp_wait_stats *from, int reset)
+{
+    if (reset) {
+        atomic_store_explicit(&from->spin_ns, 0, memory_order_relaxed);
+        atomic_store_explicit(&from->sleep_ns, 0, memory_order_relaxed);
+        atomic_store_explicit(&from->sleeps, 0, memory_order_relaxed);
+        atomic_store_explicit(&from->wakes, 0, memory_order_relaxed);
+        return;
+    }
+    /* relaxed: statistics, each written by its thread alone */
+    atomic_store_explicit(&to->spin_ns, atomic_load_explicit(&from->spin_ns, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->sleep_ns,
+                          atomic_load_explicit(&from->sleep_ns, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->sleeps, atomic_load_explicit(&from->sleeps, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->wakes, atomic_load_explicit(&from->wakes, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
+/* Entry 0: the callers; i: worker i (zero where none was started). */
+static void wait_stats_each(struct bp_wait_stats *out, int n, int reset)
+{
+    int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        struct bp_wait_stats *from = i == 0 ? &bp_caller_wait_stats
+                                     : i < threads && pool.slots != NULL ? &pool.slots[i].wait_stats
+                                                                         : NULL;
+        if (from != NULL)
+            wait_stats_copy(out ? &out[i] : NULL, from, reset);
+        else if (out != NULL)
+            memset(&out[i], 0, sizeof out[i]);
+    }
+}
+
+void bp_pool_wait_stats(struct bp_wait_stats *out, int n) { wait_stats_each(out, n, 0); }
+
+void bp_pool_wait_stats_reset(void)
+{
+    wait_stats_each(NULL, atomic_load_explicit(&pool.max_threads, memory_order_relaxed), 1);
+}
+
 void bp_pool_test_set_epoch(uint64_t epoch)
 {
     bp_pool_lock();
@@ -300,11 +346,20 @@ static void *worker_main(void *arg)
     struct bp_slot *slot = &pool.slots[id];
     struct bp_thread *t = &self;
     t->pool_id = id;
+    t->wait_stats = &slot->wait_stats;
     uint32_t seen = 0;
     for (;;) {
+        uint64_t sleeps = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed);
         bp_flag_wait(&slot->go, seen + 1);
         seen++;
-        int64_t woke_ns = bp_tracing ? bp_now_ns() : 0;
+        int64_t woke_ns = bp_profiling ? bp_now_ns() : 0;
+        if (bp_profiling) {
+            int slept = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed) !=
+                        sleeps;
+            /* relaxed: published by the join's release */
+            atomic_store_explicit(&slot->woke_late_ns, slept ? woke_ns - slot->fork_ns : -1,
+                                  memory_order_relaxed);
+        }
         /* the go block, written before the go flag's release store */
         bp_run_fn run = slot->run;
         if (run == NULL)
@@ -501,6 +556,8 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         slot->run_chunk = t->run_chunk;
         if (bp_tracing)
             slot->trace_fn = fn;
+        if (bp_profiling)
+            slot->fork_ns = bp_now_ns();
         /* release: publishes the go block and the words above */
         bp_flag_publish(&slot->go, ++slot->go_count);
     }
@@ -548,6 +605,8 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
         f->wait_ns = f->wait_t0_ns;
         f->last_at_join = 0;
+        f->woken = 0;
+        f->wake_sum_ns = f->wake_max_ns = 0;
         int64_t last_ns = joined_ns;
         pool.prof_wait[0] = f->wait_t0_ns;
         pool.prof_iters[0] = t->iters;
@@ -562,6 +621,13 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
             if (j > last_ns) {
                 last_ns = j;
                 f->last_at_join = i;
+            }
+            int64_t late = atomic_load_explicit(&slot->woke_late_ns, memory_order_relaxed);
+            if (late >= 0) {
+                f->woken++;
+                f->wake_sum_ns += late;
+                if (late > f->wake_max_ns)
+                    f->wake_max_ns = late;
             }
         }
         f->barriers = t->barriers + 1;
@@ -623,6 +689,8 @@ void bp_fork_end(struct bp_fork_frame *f)
         f->wait_ns = f->wait_t0_ns = 0;
         f->barriers = t->barriers + 1;
         f->last_at_join = -1;
+        f->woken = 0;
+        f->wake_sum_ns = f->wake_max_ns = 0;
         pool.prof_wait[0] = 0;
         pool.prof_iters[0] = t->iters;
     }
@@ -632,7 +700,8 @@ void bp_fork_end(struct bp_fork_frame *f)
     if (bp_profiling) {
         struct bp_region_sample sample = {
             f->fn, f->start_ns, f->end_ns, f->wait_ns, f->wait_t0_ns, f->team_size,
-            f->barriers, pool.prof_wait, pool.prof_iters, f->last_at_join};
+            f->barriers, pool.prof_wait, pool.prof_iters, f->last_at_join,
+            f->woken, f->wake_sum_ns, f->wake_max_ns};
         bp_profile_region(&sample);
     }
     if (bp_tracing) {

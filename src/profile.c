@@ -222,6 +222,10 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
     tot->regions_ns += end_ns - start_ns;
     tot->wait_ns += s->wait_ns;
     tot->barriers += s->barriers;
+    tot->woken += (uint64_t)s->woken;
+    tot->wake_sum_ns += s->wake_sum_ns;
+    if (s->wake_max_ns > tot->wake_max_ns)
+        tot->wake_max_ns = s->wake_max_ns;
     if (threads > tot->threads)
         tot->threads = threads;
     t->last_end_ns = end_ns;
@@ -271,8 +275,16 @@ static int report(FILE *out, const char *json_path)
 {
     struct bp_report_part parts[1 + BP_MAX_PHASES];
     int n = 0, err = 0;
-    for (int i = 0; i <= prof.nphases; i++)
+    struct bp_wait_stats *waits = calloc((size_t)prof.max_threads, sizeof *waits);
+    if (waits == NULL) {
+        bp_warn("profile: out of memory for the report");
+        return -ENOMEM;
+    }
+    bp_pool_wait_stats(waits, prof.max_threads);
+    for (int i = 0; i <= prof.nphases; i++) {
         parts[i].max_threads = prof.max_threads;
+        parts[i].waits = i == 0 ? waits : NULL;
+    }
     parts[n].name = NULL;
     parts[n].tot = totals_of(&prof.all);
     parts[n].rows = rows_of(&prof.all, &parts[n].nrows);
@@ -287,6 +299,7 @@ static int report(FILE *out, const char *json_path)
         bp_report_write(out, json_path, parts, (size_t)n);
     for (int i = 0; i < n; i++)
         free(parts[i].rows);
+    free(waits);
     if (err)
         bp_warn("profile: out of memory for the report");
     return err ? -ENOMEM : 0;
@@ -368,6 +381,7 @@ BP_API int buddypool_profile_reset(void)
     if (err)
         return err;
     clear();
+    bp_pool_wait_stats_reset();
     err = table_alloc(&prof.all) != 0 ? -ENOMEM : 0;
     bp_pool_unlock();
     return err;

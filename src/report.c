@@ -53,9 +53,28 @@ static double share(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* One table: the whole run (phase NULL) or one phase. */
+/* The waits of all threads, summed. */
+static struct bp_wait_stats wait_total(const struct bp_wait_stats *w, int n)
+{
+    struct bp_wait_stats sum = {0};
+    for (int i = 0; w != NULL && i < n; i++) {
+        sum.spin_ns += w[i].spin_ns;
+        sum.sleep_ns += w[i].sleep_ns;
+        sum.sleeps += w[i].sleeps;
+        sum.wakes += w[i].wakes;
+    }
+    return sum;
+}
+
+static int64_t wake_mean(const struct bp_profile_totals *t)
+{
+    return t->woken ? t->wake_sum_ns / (int64_t)t->woken : 0;
+}
+
+/* One table: the whole run (phase NULL, with the waits) or one phase. */
 static void write_table(FILE *out, const char *phase, const struct bp_profile_totals *t,
-                        const struct bp_profile_row *rows, size_t n)
+                        const struct bp_profile_row *rows, size_t n,
+                        const struct bp_wait_stats *waits, int nwaits)
 {
     if (phase == NULL)
         fprintf(out, "\nbuddypool profile: %d threads, %" PRIu64 " regions, %" PRIu64
@@ -70,7 +89,17 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
             share(t->regions_ns, t->span_ns));
     fprintf(out, "  gaps           %12.3f ms  %5.1f%% of span\n", ms(t->gaps_ns),
             share(t->gaps_ns, t->span_ns));
-    fprintf(out, "  barrier waits  %12.3f ms  (all threads)\n\n", ms(t->wait_ns));
+    fprintf(out, "  barrier waits  %12.3f ms  (all threads)\n", ms(t->wait_ns));
+    if (waits != NULL) {
+        struct bp_wait_stats w = wait_total(waits, nwaits);
+        fprintf(out, "  waiting        %12.3f ms spinning, %.3f ms asleep, %" PRIu64
+                     " sleeps, %" PRIu64 " wakes (all threads)\n",
+                ms(w.spin_ns), ms(w.sleep_ns), (uint64_t)w.sleeps, (uint64_t)w.wakes);
+    }
+    if (t->woken > 0)
+        fprintf(out, "  woken to start %12" PRIu64 " times: fork to start mean %.1f us, max %.1f us\n",
+                t->woken, (double)wake_mean(t) / 1e3, (double)t->wake_max_ns / 1e3);
+    fputc('\n', out);
     fprintf(out, "  %9s %11s %6s %11s %6s %11s %11s %11s %9s  %s\n", "calls", "wall_ms",
             "wall%", "gap_bef_ms", "gap%", "gap_aft_ms", "barwait_ms", "bw_t0_ms", "barriers",
             "function  module");
@@ -203,8 +232,10 @@ static void json_table(FILE *f, const struct bp_profile_totals *t,
     int threads = t->threads < max_threads ? t->threads : max_threads;
     fprintf(f, "\"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
                ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-               ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 "},\n%s\"functions\": [",
-            t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers, indent);
+               ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 ", \"woken\": %" PRIu64
+               ", \"wake_mean_ns\": %" PRId64 ", \"wake_max_ns\": %" PRId64 "},\n%s\"functions\": [",
+            t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers,
+            t->woken, wake_mean(t), t->wake_max_ns, indent);
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
         fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);
@@ -236,6 +267,14 @@ static int write_json(const char *path, const struct bp_report_part *parts, size
         return -errno;
     fprintf(f, "{\"threads\": %d,\n ", parts[0].tot.threads);
     json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, parts[0].max_threads, " ");
+    fprintf(f, ",\n \"waits\": [");
+    for (int i = 0; parts[0].waits != NULL && i < parts[0].max_threads; i++)
+        fprintf(f, "%s{\"spin_ns\": %" PRId64 ", \"sleep_ns\": %" PRId64 ", \"sleeps\": %" PRIu64
+                   ", \"wakes\": %" PRIu64 "}",
+                i ? ", " : "", (int64_t)parts[0].waits[i].spin_ns,
+                (int64_t)parts[0].waits[i].sleep_ns, (uint64_t)parts[0].waits[i].sleeps,
+                (uint64_t)parts[0].waits[i].wakes);
+    fprintf(f, "]");
     fprintf(f, ",\n \"phases\": [");
     for (size_t p = 1; p < nparts; p++) {
         fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");
@@ -258,7 +297,8 @@ void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *pa
         qsort(parts[p].rows, parts[p].nrows, sizeof *parts[p].rows, by_wall);
     fflush(stdout); /* the program's own output first, when both go to one file */
     for (size_t p = 0; p < nparts; p++) {
-        write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows);
+        write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows,
+                    parts[p].waits, parts[p].max_threads);
         if (p == 0)
             write_detail(out, &parts[0]);
     }

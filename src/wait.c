@@ -72,24 +72,51 @@ static inline int flag_done(uint32_t value, uint32_t target, int reached)
     return reached ? (int32_t)(value - target) >= 0 : value == target;
 }
 
+_Atomic int bp_oversubscribed;
+struct bp_wait_stats bp_caller_wait_stats;
+
+static struct bp_wait_stats *wait_stats(void)
+{
+    struct bp_wait_stats *w = bp_self()->wait_stats;
+    return w != NULL ? w : &bp_caller_wait_stats;
+}
+
+/* Add ns to a statistic only this thread writes (relaxed load and store). */
+static void stat_add(_Atomic int64_t *v, int64_t ns)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + ns,
+                          memory_order_relaxed);
+}
+
+static void stat_inc(_Atomic uint64_t *v)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
-    /* The clock is first read after one round of reads: a flag that is set
-     * within that round is seen without the delay of a clock read. */
+    /* profiling: the wait's own clock, from its first miss */
+    int64_t acct_ns = bp_profiling ? bp_now_ns() : 0;
     int64_t spin_ns = bp_config.spin_ns;
     int oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
-    /* yielding, a round of reads takes scheduler slices: time it too */
+    /* The clock is first read after one round of reads (a flag that is set
+     * within that round is seen without the delay of a clock read); when
+     * yielding, a round of reads takes scheduler slices: time it too. */
     int64_t start = oversubscribed ? bp_now_ns() : -1;
     for (;;) {
         for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
             bp_cpu_relax();
             /* acquire: the setter's writes before its store become visible */
             if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
-                          reached))
+                          reached)) {
+                if (bp_profiling)
+                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - acct_ns);
                 return;
+            }
             if (yielding)
                 sched_yield();
         }
@@ -101,6 +128,13 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
             break;
         yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
     }
+    int64_t slept_ns = 0;
+    if (bp_profiling) {
+        slept_ns = bp_now_ns();
+        struct bp_wait_stats *w = wait_stats();
+        stat_add(&w->spin_ns, slept_ns - acct_ns);
+        stat_inc(&w->sleeps);
+    }
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
     for (;;) {
@@ -110,9 +144,9 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         bp_futex_wait(&f->value, v);
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
+    if (bp_profiling)
+        stat_add(&wait_stats()->sleep_ns, bp_now_ns() - slept_ns);
 }
-
-_Atomic int bp_oversubscribed;
 
 void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0); }
 
@@ -122,8 +156,11 @@ void bp_flag_set(struct bp_flag *f, uint32_t value)
 {
     /* seq_cst store then seq_cst load: the Dekker pair with the waiter */
     atomic_store_explicit(&f->value, value, memory_order_seq_cst);
-    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0)
+    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0) {
         bp_futex_wake(&f->value, 0x7fffffff);
+        if (bp_profiling)
+            stat_inc(&wait_stats()->wakes);
+    }
 }
 
 void bp_flag_publish(struct bp_flag *f, uint32_t value)
@@ -132,12 +169,16 @@ void bp_flag_publish(struct bp_flag *f, uint32_t value)
     atomic_store_explicit(&f->value, value, memory_order_release);
 }
 
-void bp_flag_wake_sleepers(struct bp_flag *f)
+int bp_flag_wake_sleepers(struct bp_flag *f)
 {
     /* seq_cst after the caller's seq_cst fence: the setter's half of the
      * Dekker pair, split so that many stores share one fence */
-    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0)
-        bp_futex_wake(&f->value, 0x7fffffff);
+    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) == 0)
+        return 0;
+    bp_futex_wake(&f->value, 0x7fffffff);
+    if (bp_profiling)
+        stat_inc(&wait_stats()->wakes);
+    return 1;
 }
 
 /* The lock word: 0 free, 1 held, 2 held and a thread may sleep on it

@@ -19,6 +19,8 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
             buddypool_profile_write; `reset` and `errors` modes
   decode    PROGRAM is a decode-buddypool build (tiny config): phases
             prefill and decode, each with its own regions, adding up
+  idle      PROGRAM is test-phases: wait statistics of regions 30 ms apart
+            (every worker sleeps and is woken), and with OMP_WAIT_POLICY=active
   trace     PROGRAM is test-phases, with BUDDY_THREAD_POOL_TRACE too: valid
             trace-event JSON, one region slice per region call on thread 0,
             one per region and worker, barrier waits inside their regions;
@@ -356,6 +358,29 @@ def check_mode(mode, program, args, tmp):
         p = run(program, ["phases"], {"BUDDY_THREAD_POOL_TRACE": bad})
         check(("'%s'" % bad) in p.stderr and "BUDDY_THREAD_POOL_TRACE" in p.stderr,
               "a message names the unwritable trace path")
+    elif mode == "idle":
+        # regions 30 ms apart: every worker sleeps between them and is woken
+        p = run(program, ["idle"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        tot, waits, threads = prof["totals"], prof["waits"], prof["threads"]
+        check(len(waits) >= threads, "waits has an entry per thread")
+        if threads >= 2:
+            check(tot["woken"] >= 4 * (threads - 1), "woken %d >= 4 x %d workers" % (tot["woken"], threads - 1))
+            check(0 < tot["wake_mean_ns"] <= tot["wake_max_ns"] < 30000000,
+                  "0 < wake mean %d <= max %d < 30 ms" % (tot["wake_mean_ns"], tot["wake_max_ns"]))
+            for i in range(1, threads):
+                check(waits[i]["sleeps"] >= 4 and waits[i]["sleep_ns"] >= 4 * 20000000,
+                      "worker %d slept 4 times, 80 ms or more (%s)" % (i, waits[i]))
+            check(waits[0]["wakes"] >= 4, "the forking thread issued the wakes (%s)" % waits[0])
+            check("woken to start" in p.stderr and "sleeps" in p.stderr, "the text report gives the waits")
+        p = run(program, ["idle"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "OMP_WAIT_POLICY": "active"})
+        prof = load(out)
+        check(prof["totals"]["woken"] == 0 and all(w["sleeps"] == 0 for w in prof["waits"]),
+              "OMP_WAIT_POLICY=active: no thread slept")
+        if threads >= 2:
+            check(prof["waits"][1]["spin_ns"] >= 4 * 20000000,
+                  "OMP_WAIT_POLICY=active: a worker spun through the pauses (%d ns)" % prof["waits"][1]["spin_ns"])
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)

@@ -7,9 +7,12 @@
  *            exit holds the 2 alone.
  *   errors   the API's error returns (profiling on).
  *   off      profiling off: every call returns -ENOTSUP.
+ *   idle     5 regions of region_a, 30 ms apart (workers go to sleep in
+ *            between), for the wait statistics.
  * Each region runs one barrier. */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "buddypool.h"
 #include "check.h"
@@ -78,6 +81,14 @@ int main(int argc, char **argv)
         CHECK_EQ(buddypool_profile_phase("one-too-many"), -ENOSPC);
         CHECK_EQ(buddypool_profile_phase("p3"), 0); /* an existing name still works */
         run(region_a, 1);
+    } else if (strcmp(mode, "idle") == 0) {
+        for (int i = 0; i < 5; i++) {
+            if (i > 0) {
+                struct timespec ts = {0, 30 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            run(region_a, 1);
+        }
     } else if (strcmp(mode, "off") == 0) {
         CHECK_EQ(buddypool_profile_phase("decode"), -ENOTSUP);
         CHECK_EQ(buddypool_profile_reset(), -ENOTSUP);
