@@ -84,7 +84,7 @@ struct bp_slot {
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
-    int64_t fork_ns;      /* profiling: when the forker published the region */
+    int64_t fork_ns;      /* profiling: when the region's fork began */
     alignas(BP_LINE) struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
 };
 _Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
@@ -352,10 +352,12 @@ static void *worker_main(void *arg)
         uint64_t sleeps = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed);
         bp_flag_wait(&slot->go, seen + 1);
         seen++;
-        int64_t woke_ns = bp_profiling ? bp_now_ns() : 0;
+        int64_t woke_ns = 0;
         if (bp_profiling) {
             int slept = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed) !=
                         sleeps;
+            if (slept || bp_tracing)
+                woke_ns = bp_now_ns();
             /* relaxed: published by the join's release */
             atomic_store_explicit(&slot->woke_late_ns, slept ? woke_ns - slot->fork_ns : -1,
                                   memory_order_relaxed);
@@ -540,7 +542,8 @@ static void refresh_words(uint64_t epoch64)
 /* Start workers 1..team_size-1 on the region and make the caller its thread
  * 0; fork_lock held. */
 static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
-                       size_t ctx_size, const void *fn, struct team_state *saved)
+                       size_t ctx_size, const void *fn, int64_t start_ns,
+                       struct team_state *saved)
 {
     uint64_t epoch_base = pool.epoch;
     if (epoch_base - pool.refreshed >= (uint64_t)1 << 30)
@@ -557,7 +560,7 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         if (bp_tracing)
             slot->trace_fn = fn;
         if (bp_profiling)
-            slot->fork_ns = bp_now_ns();
+            slot->fork_ns = start_ns;
         /* release: publishes the go block and the words above */
         bp_flag_publish(&slot->go, ++slot->go_count);
     }
@@ -672,7 +675,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     f->team_size = team_size;
     if (team_size > 1) {
-        team_enter(t, team_size, run, ctx, ctx_size, fn, &f->saved);
+        team_enter(t, team_size, run, ctx, ctx_size, fn, f->start_ns, &f->saved);
     } else {
         serial_enter(t, &f->saved);
         t->barriers = 0;

@@ -98,8 +98,6 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
-    /* profiling: the wait's own clock, from its first miss */
-    int64_t acct_ns = bp_profiling ? bp_now_ns() : 0;
     int64_t spin_ns = bp_config.spin_ns;
     int oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
@@ -113,8 +111,10 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
             /* acquire: the setter's writes before its store become visible */
             if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
                           reached)) {
-                if (bp_profiling)
-                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - acct_ns);
+                /* profiling: spin time from the first clock read on; a
+                 * wait that ends within its first round adds no clock read */
+                if (bp_profiling && start >= 0)
+                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
                 return;
             }
             if (yielding)
@@ -132,7 +132,7 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
     if (bp_profiling) {
         slept_ns = bp_now_ns();
         struct bp_wait_stats *w = wait_stats();
-        stat_add(&w->spin_ns, slept_ns - acct_ns);
+        stat_add(&w->spin_ns, slept_ns - start);
         stat_inc(&w->sleeps);
     }
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
