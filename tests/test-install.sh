@@ -17,7 +17,9 @@ prefix=$work/prefix
 cc=${CC:-cc}
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/buddypool.h lib/libbuddypool.a lib/libbuddypool.so \
+"$prefix/bin/buddypool" run -- sh -c 'case " $LD_PRELOAD " in *" '"$prefix"'/bin/../lib/libbuddypool.so.0 "*) ;; *) exit 1;; esac' ||
+    { echo "the installed buddypool command does not preload the installed library"; exit 1; }
+for f in bin/buddypool include/buddypool.h lib/libbuddypool.a lib/libbuddypool.so \
          lib/pkgconfig/buddypool.pc lib/cmake/buddypool/buddypoolConfig.cmake; do
     [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done

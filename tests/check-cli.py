@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""check-cli.py BUDDYPOOL GCC_PROGRAM CLANG_PROGRAM LINKED_PROGRAM: the
+`buddypool` command (LINKED_PROGRAM has libbuddypool.a linked in).
+
+  run     the gcc-built (libgomp) and clang-built (libomp) programs run on the
+          pool: their own checks pass, the profile report prints, the JSON
+          profile and the trace-event file are written and hold the
+          program's regions; a program with the pool linked in runs as it is
+          (no second, preloaded copy); --cpus and --numa place it; bad
+          arguments exit 2 naming what was wrong, a missing program 127
+  report  the text table of a saved profile (and --top); bad files named
+  html    the HTML page, loaded in headless Chromium (--dump-dom): the totals
+          and function tables and an SVG timeline with region slices
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+
+
+def main():
+    cli, gcc_prog, clang_prog, linked_prog = sys.argv[1:5]
+    tmp = tempfile.mkdtemp()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BUDDY_", "OMP_"))}
+    try:
+        profiles = {}
+        for label, prog in (("gcc", gcc_prog), ("clang", clang_prog)):
+            js, tr = os.path.join(tmp, label + ".json"), os.path.join(tmp, label + "-trace.json")
+            p = run([cli, "run", "--threads", "2", "--profile", "--json", js, "--trace", tr, "--", prog],
+                    env=env)
+            check(p.returncode == 0, "%s: exit 0 (got %d): %s" % (label, p.returncode, p.stderr[-1500:]))
+            check("buddypool profile: 2 threads" in p.stderr, "%s: the profile report is printed" % label)
+            prof = json.load(open(js))
+            check(prof["threads"] == 2 and prof["totals"]["regions"] > 0,
+                  "%s: the JSON profile holds the program's regions on 2 threads" % label)
+            trace = json.load(open(tr))
+            regions = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "region"]
+            check(len(regions) >= prof["totals"]["regions"],
+                  "%s: the trace has a slice per region at least" % label)
+            profiles[label] = (js, tr)
+        js = os.path.join(tmp, "linked.json")
+        p = run([cli, "run", "--json", js, "--", linked_prog, "--config", "tiny"], env=env)
+        check(p.returncode == 0 and "has buddypool linked in" in p.stderr,
+              "a program with buddypool linked in runs as it is (%r)" % p.stderr[-500:])
+        check(json.load(open(js))["totals"]["regions"] > 0, "and its own profile is kept")
+        # placement
+        p = run([cli, "run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status"], env=env)
+        check(p.returncode == 0 and re.search(r"Cpus_allowed_list:\s+0$", p.stdout, re.M) is not None,
+              "--cpus 0 runs the program on CPU 0 (%r)" % p.stdout)
+        p = run([cli, "run", "--numa", "0", "--", "grep", "-c", "interleave", "/proc/self/numa_maps"], env=env)
+        if "no NUMA support" in p.stderr:
+            print("note: this machine has no NUMA support; --numa gives:", p.stderr.strip())
+            check(p.returncode == 2, "--numa without NUMA support exits 2")
+        else:
+            check(p.returncode == 0 and int(p.stdout.strip() or 0) > 0,
+                  "--numa 0 interleaves the program's memory (%r %r)" % (p.stdout, p.stderr))
+        # bad input
+        for args, what in ((["run", "--threads", "0", "--", "true"], "--threads 0"),
+                           (["run", "--cpus", "x", "--", "true"], "--cpus 'x'"),
+                           (["run", "--cpus", "100000", "--", "true"], "--cpus 100000"),
+                           (["run", "--numa", "x", "--", "true"], "--numa x"),
+                           (["run", "true"], "no '--"),
+                           (["run", "--"], "no program"),
+                           (["frobnicate"], "unknown command 'frobnicate'"),
+                           (["report", "/nonexistent.json"], "/nonexistent.json"),
+                           (["report", gcc_prog], "is not a buddypool profile")):
+            p = run([cli] + args, env=env)
+            want = 1 if args[0] == "report" else 2
+            if args[:2] == ["run", "--numa"] and "no NUMA support" in p.stderr:
+                what = "no NUMA support"
+            check(p.returncode == want and what in p.stderr,
+                  "buddypool %s: exit %d naming %r (got %d: %r)" % (" ".join(args), want, what,
+                                                                   p.returncode, p.stderr.strip()))
+        p = run([cli, "run", "--", os.path.join(tmp, "no-such-program")], env=env)
+        check(p.returncode == 127 and "no-such-program" in p.stderr, "a missing program: exit 127, named")
+        # report, text
+        js, tr = profiles["clang"]
+        prof = json.load(open(js))
+        p = run([cli, "report", js], env=env)
+        check(p.returncode == 0, "report: exit 0")
+        check("%d regions" % prof["totals"]["regions"] in p.stdout, "report: the totals")
+        top = max(prof["functions"], key=lambda f: f["wall_ns"])
+        check(top["name"] in p.stdout, "report: the function with the most wall time")
+        p = run([cli, "report", js, "--top", "1"], env=env)
+        rows = [l for l in p.stdout.splitlines() if re.match(r"^\s+\d+\s+\d+\.\d{3}\s", l)]
+        check(len([r for r in rows if top["name"] in r]) >= 1 and len(rows) <= 1 + len(prof.get("phases", [])),
+              "report --top 1: one row per table")
+        # report, HTML in a browser
+        page = os.path.join(tmp, "profile.html")
+        p = run([cli, "report", js, "--trace", tr, "--html", page], env=env)
+        check(p.returncode == 0 and os.path.exists(page), "report --html writes the page")
+        chromium = shutil.which("chromium")
+        check(chromium is not None, "chromium is installed (make check installs it)")
+        if chromium:
+            p = run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                     "file://" + page])
+            dom = p.stdout
+            check(p.returncode == 0 and "<table id=\"totals\"" in dom, "the browser finds the totals table")
+            check("<table id=\"functions\"" in dom and top["name"] in dom,
+                  "the browser finds the function table")
+            m = re.search(r"<svg id=\"timeline\".*?</svg>", dom, re.S)
+            check(m is not None, "the browser finds the SVG timeline")
+            if m:
+                n = len(re.findall(r"<rect class=\"region\"", m.group(0)))
+                check(n >= 2, "the timeline has region slices (%d)" % n)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("check-cli: %d failures" % len(failures))
+        return 1
+    print("check-cli: all checks passed")
+    return 0
+
+
+sys.exit(main())
