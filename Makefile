@@ -6,9 +6,10 @@ JOBS ?= $(shell nproc)
 # profile checks, the MLIR 22 tools (mlir-opt, mlir-translate, llc) that
 # lower the test kernels, and clang 22 with LLVM's libomp for the builds the
 # benchmarks compare (libgomp comes with gcc); libnuma for `buddypool run
-# --numa` and Chromium for the test that loads its HTML report.
+# --numa`, elfutils for the names in `buddypool report`, and Chromium for the
+# test that loads its HTML report.
 PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
-	clang-22 libomp-22-dev libnuma1 chromium
+	clang-22 libomp-22-dev libnuma1 chromium elfutils
 # gcc's ASan and UBSan runtimes and clang's TSan runtime (check-sanitize);
 # cross compilers, their C libraries and qemu-user (check-cross).
 SAN_PACKAGES = libasan8 libubsan1 libclang-rt-22-dev

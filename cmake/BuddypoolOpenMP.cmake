@@ -19,7 +19,7 @@ endif()
 
 # bp_openmp_object(<out-var> <src.c> COMPILER clang|gcc NAME <base>
 #                  [FLAGS flag...] [INCLUDES dir...])
-# Compiles <src.c> with -O2 -fopenmp (and -ffp-contract=off, so every build
+# Compiles <src.c> with -O2 -g -fopenmp (and -ffp-contract=off, so every build
 # rounds alike) into ${CMAKE_CURRENT_BINARY_DIR}/<base>.o.
 function(bp_openmp_object out src)
   cmake_parse_arguments(A "" "COMPILER;NAME" "FLAGS;INCLUDES" ${ARGN})
@@ -38,7 +38,7 @@ function(bp_openmp_object out src)
   endforeach()
   add_custom_command(
     OUTPUT ${obj}
-    COMMAND ${cc} -std=gnu11 -O2 -fopenmp -fPIC -ffp-contract=off ${incs} ${A_FLAGS}
+    COMMAND ${cc} -std=gnu11 -O2 -g -fopenmp -fPIC -ffp-contract=off ${incs} ${A_FLAGS}
             -c ${abs} -o ${obj}
     DEPENDS ${abs}
     COMMENT "Compiling ${src} with ${A_COMPILER} -fopenmp (${A_NAME})"

@@ -292,6 +292,7 @@ enum { BP_WALL_BUCKETS = 512 }; /* 8 per octave of nanoseconds */
 struct bp_profile_row {
     const void *fn;
     char *name, *module; /* symbol+0xoffset and module path (dladdr) */
+    uintptr_t module_offset; /* fn's offset from the module's base */
     uint64_t calls;
     int64_t wall_ns, gap_before_ns, gap_after_ns, wait_ns, wait_t0_ns;
     uint64_t barriers;
@@ -312,8 +313,9 @@ struct bp_profile_totals {
 void bp_json_string(FILE *f, const char *str);
 /* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)
  * and give its module's path, both newly allocated (NULL when out of
- * memory). */
-void bp_name_function(const void *fn, char **name, char **module);
+ * memory), and its offset from the module's base (what an offline tool
+ * such as eu-addr2line resolves in the module's file). */
+void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset);
 /* One table of the report: the whole run (name NULL, always first) or a
  * phase. */
 struct bp_report_part {

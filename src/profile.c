@@ -151,7 +151,7 @@ static struct bp_profile_row *row_of(struct table *t, const void *fn)
     }
     struct bp_profile_row *r = &t->buckets[i];
     r->fn = fn;
-    bp_name_function(fn, &r->name, &r->module);
+    bp_name_function(fn, &r->name, &r->module, &r->module_offset);
     t->used++;
     return r;
 }

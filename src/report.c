@@ -10,11 +10,12 @@
 
 #include "internal.h"
 
-void bp_name_function(const void *fn, char **name, char **module)
+void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset)
 {
     Dl_info info;
     char buf[64];
     *name = *module = NULL;
+    *offset = 0;
     if (dladdr(fn, &info) == 0) {
         snprintf(buf, sizeof buf, "0x%" PRIxPTR "+0x0", (uintptr_t)fn);
         *name = strdup(buf);
@@ -22,6 +23,7 @@ void bp_name_function(const void *fn, char **name, char **module)
         return;
     }
     const char *path = info.dli_fname ? info.dli_fname : "";
+    *offset = (uintptr_t)fn - (uintptr_t)info.dli_fbase;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *sym = info.dli_sname;
@@ -245,9 +247,10 @@ static void json_table(FILE *f, const struct bp_profile_totals *t,
         fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"calls\": %" PRIu64
                    ", \"wall_ns\": %" PRId64 ", \"gap_before_ns\": %" PRId64
                    ", \"gap_after_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-                   ", \"barrier_wait_t0_ns\": %" PRId64 ", \"barriers\": %" PRIu64,
+                   ", \"barrier_wait_t0_ns\": %" PRId64 ", \"barriers\": %" PRIu64
+                   ", \"module_offset\": \"0x%" PRIxPTR "\"",
                 (uintptr_t)r->fn, r->calls, r->wall_ns, r->gap_before_ns, r->gap_after_ns,
-                r->wait_ns, r->wait_t0_ns, r->barriers);
+                r->wait_ns, r->wait_t0_ns, r->barriers, r->module_offset);
         fprintf(f, ", \"wall_p50_ns\": %" PRId64 ", \"wall_p99_ns\": %" PRId64 ",\n%s  \"per_thread\": [",
                 wall_quantile(r, 0.5), wall_quantile(r, 0.99), indent);
         for (int k = 0; r->per_thread != NULL && k < threads; k++)

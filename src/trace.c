@@ -103,8 +103,9 @@ static const char *name_of(struct name_cache *c, const void *fn)
             return c->name[i];
         if (c->fn[i] == NULL) {
             char *module;
+            uintptr_t offset;
             c->fn[i] = fn;
-            bp_name_function(fn, &c->name[i], &module);
+            bp_name_function(fn, &c->name[i], &module, &offset);
             free(module);
             return c->name[i] ? c->name[i] : "?";
         }

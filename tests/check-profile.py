@@ -68,6 +68,12 @@ def invariants(prof, stderr):
     for f in fns:
         check(re.fullmatch(r"[^\s]+\+0x[0-9a-f]+", f["name"]) is not None, "name %r is symbol+0xoffset" % f["name"])
         check(re.fullmatch(r"0x[0-9a-f]+", f["address"]) is not None, "address %r is hex" % f["address"])
+        check(re.fullmatch(r"0x[0-9a-f]+", f["module_offset"]) is not None,
+              "module_offset %r is hex" % f["module_offset"])
+        m = re.fullmatch(r"(.+)\+0x([0-9a-f]+)", f["name"])
+        if m and f["module"] and m.group(1) == os.path.basename(f["module"]):
+            check(int(m.group(2), 16) == int(f["module_offset"], 16),
+                  "%s: a module+0xoffset name has the module offset" % f["name"])
         check(0 <= f["barrier_wait_t0_ns"] <= f["barrier_wait_ns"], "%s: 0 <= barrier_wait_t0 <= barrier_wait" % f["name"])
         for k in ("calls", "wall_ns", "gap_before_ns", "gap_after_ns", "barriers"):
             check(isinstance(f[k], int) and f[k] >= 0, "%s: %s is a non-negative integer" % (f["name"], k))
