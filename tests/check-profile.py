@@ -226,7 +226,18 @@ def check_mode(mode, program, args, tmp):
         # each load runs the two kernels three times
         check(sorted(f["calls"] for f in prof["functions"]) == [3, 3], "the last load's calls are [3, 3]")
     elif mode == "fork":
-        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        trace = os.path.join(tmp, "trace.json")
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_TRACE": trace})
+        ctraces = [f for f in os.listdir(tmp) if re.fullmatch(r"trace\.json\.\d+", f)]
+        check(len(ctraces) == 10, "ten children wrote their trace to PATH.<pid> (got %d)" % len(ctraces))
+        for c in ctraces:
+            ct = load(os.path.join(tmp, c))
+            t0 = [e["tid"] for e in ct["traceEvents"] if e.get("ph") == "M"
+                  and e["name"] == "thread_name" and e["args"]["name"].startswith("thread 0")]
+            n = sum(1 for e in ct["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "region"
+                    and e.get("tid") in t0)
+            check(n == 400, "child trace %s: a slice per region of its own on thread 0 (%d)" % (c, n))
+        check(os.path.exists(trace), "the parent wrote its trace")
         prof = load(out)
         check(prof["totals"]["regions"] >= 2 * (10 + 10 * 200), "the parent's JSON has its own regions "
               "(%d)" % prof["totals"]["regions"])
