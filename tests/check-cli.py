@@ -39,12 +39,16 @@ def main():
     cli, gcc_prog, clang_prog, linked_prog = sys.argv[1:5]
     tmp = tempfile.mkdtemp()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BUDDY_", "OMP_"))}
+    # The programs `buddypool run` starts (only those) get this preloaded
+    # first: a sanitizer's runtime, in a sanitizer build.
+    first = os.environ.get("CHECK_CLI_PRELOAD_FIRST")
+    run_env = dict(env, LD_PRELOAD=first) if first else env
     try:
         profiles = {}
         for label, prog in (("gcc", gcc_prog), ("clang", clang_prog)):
             js, tr = os.path.join(tmp, label + ".json"), os.path.join(tmp, label + "-trace.json")
             p = run([cli, "run", "--threads", "2", "--profile", "--json", js, "--trace", tr, "--", prog],
-                    env=env)
+                    env=run_env)
             check(p.returncode == 0, "%s: exit 0 (got %d): %s" % (label, p.returncode, p.stderr[-1500:]))
             check("buddypool profile: 2 threads" in p.stderr, "%s: the profile report is printed" % label)
             prof = json.load(open(js))
@@ -56,15 +60,17 @@ def main():
                   "%s: the trace has a slice per region at least" % label)
             profiles[label] = (js, tr)
         js = os.path.join(tmp, "linked.json")
-        p = run([cli, "run", "--json", js, "--", linked_prog, "--config", "tiny"], env=env)
+        p = run([cli, "run", "--json", js, "--", linked_prog, "--config", "tiny"], env=run_env)
         check(p.returncode == 0 and "has buddypool linked in" in p.stderr,
               "a program with buddypool linked in runs as it is (%r)" % p.stderr[-500:])
         check(json.load(open(js))["totals"]["regions"] > 0, "and its own profile is kept")
         # placement
-        p = run([cli, "run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status"], env=env)
+        p = run([cli, "run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status"],
+                env=run_env)
         check(p.returncode == 0 and re.search(r"Cpus_allowed_list:\s+0$", p.stdout, re.M) is not None,
               "--cpus 0 runs the program on CPU 0 (%r)" % p.stdout)
-        p = run([cli, "run", "--numa", "0", "--", "grep", "-c", "interleave", "/proc/self/numa_maps"], env=env)
+        p = run([cli, "run", "--numa", "0", "--", "grep", "-c", "interleave", "/proc/self/numa_maps"],
+                env=run_env)
         if "no NUMA support" in p.stderr:
             print("note: this machine has no NUMA support; --numa gives:", p.stderr.strip())
             check(p.returncode == 2, "--numa without NUMA support exits 2")

@@ -7,7 +7,8 @@
 # - TSan: the tests that run a peer runtime (LLVM libomp, GNU libgomp: the
 #   *-libomp-N, *-libgomp-N, clang-runtime-team-libomp and stress-libgomp
 #   tests, decode-tokens-identical and overhead-smoke, which run the peer
-#   builds). Those runtimes are not instrumented, so TSan cannot see their
+#   builds, and cli, which preloads the library into them). Those runtimes
+#   are not instrumented, so TSan cannot see their
 #   synchronisation and reports races inside them; they validate the tests,
 #   not buddypool, and run in the plain build.
 # The preload tests skip themselves under a sanitizer (a sanitizer runtime
@@ -17,7 +18,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-peer_tests='-(libomp|libgomp)-[0-9]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$'
+peer_tests='-(libomp|libgomp)-[0-9]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^cli$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
     case $kind in
