@@ -124,7 +124,7 @@ def main():
         chromium = shutil.which("chromium")
         check(chromium is not None, "chromium is installed (make check installs it)")
         if chromium:
-            p = run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+            p = run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--dump-dom",
                      "file://" + page])
             dom = p.stdout
             check(p.returncode == 0 and "<table id=\"totals\"" in dom, "the browser finds the totals table")
