@@ -141,6 +141,7 @@ struct bp_thread {
     int run_sched;        /* the runtime schedule (BP_OMP_*; 0: unset) */
     int64_t run_chunk;    /* and its chunk (0: default) */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
+    int slept;            /* profiling: a wait of this thread went to sleep */
     int pool_id;          /* worker number; 0 for a thread that forks regions */
     struct bp_trace_ring *trace; /* tracing: this thread's events */
     int64_t wait_ns;      /* profiling: barrier waits in the current region */
@@ -252,8 +253,9 @@ struct bp_region_sample {
 };
 /* Account one region. Called with the pool's fork_lock held. */
 void bp_profile_region(const struct bp_region_sample *s);
-/* Print the report on stderr and write the JSON file; with fork_lock held. */
-void bp_profile_report(void);
+/* Print the report on stderr and write the JSON file; with fork_lock held.
+ * The trace is written only when workers_stopped (no thread records). */
+void bp_profile_report(int workers_stopped);
 /* In the child of fork(): forget the parent's regions; report only the
  * child's own, to PATH.<pid>. */
 void bp_profile_fork_child(void);
@@ -270,6 +272,8 @@ extern int bp_tracing;
 enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3 };
 struct bp_trace_ring;
 void bp_trace_init(void);
+/* Tracing off again (the profile it needs could not be set up). */
+void bp_trace_off(void);
 /* Record an event of thread t (its own ring): a region of fn, or a wait. */
 void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
                     int64_t end_ns);

@@ -125,6 +125,11 @@ static struct {
     .threads = 1,
 };
 
+/* Found by `buddypool run` in a program that has the library linked in even
+ * when stripping removed its symbol tables (so it is not preloaded twice). */
+__attribute__((used)) static const char linked_marker[] =
+    "buddypool runtime: libbuddypool is linked in";
+
 static _Thread_local struct bp_thread self = {.team_size = 1, .gtid = -1};
 static _Atomic int next_gtid;
 
@@ -195,6 +200,7 @@ static void atfork_child(void)
     bp_loops_reset();
     atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     bp_wait_fork_child();
+    memset(&bp_caller_wait_stats, 0, sizeof bp_caller_wait_stats); /* the parent's */
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
@@ -349,13 +355,12 @@ static void *worker_main(void *arg)
     t->wait_stats = &slot->wait_stats;
     uint32_t seen = 0;
     for (;;) {
-        uint64_t sleeps = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed);
+        t->slept = 0;
         bp_flag_wait(&slot->go, seen + 1);
         seen++;
         int64_t woke_ns = 0;
         if (bp_profiling) {
-            int slept = atomic_load_explicit(&slot->wait_stats.sleeps, memory_order_relaxed) !=
-                        sleeps;
+            int slept = t->slept;
             if (slept || bp_tracing)
                 woke_ns = bp_now_ns();
             /* relaxed: published by the join's release */
@@ -893,7 +898,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
      * serially */
     atomic_store_explicit(&pool.shut_down, 1, memory_order_release);
     if (self.holds_fork_lock) {
-        bp_profile_report();
+        bp_profile_report(0); /* the workers are still in the region */
         return;
     }
     struct timespec deadline;
@@ -914,7 +919,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     }
     for (int i = 1; i < threads; i++)
         pthread_join(pool.slots[i].thread, NULL);
-    bp_profile_report();
+    bp_profile_report(1);
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     free(pool.slots);
     free(pool.prof_wait);

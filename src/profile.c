@@ -113,7 +113,9 @@ void bp_profile_init(int max_threads)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
     if (table_alloc(&prof.all) != 0) {
-        bp_warn("out of memory for %zu profile slots; profiling is off", prof.slots);
+        bp_warn("out of memory for %zu profile slots; profiling and tracing are off",
+                prof.slots);
+        bp_trace_off();
         return;
     }
     bp_profiling = 1;
@@ -314,7 +316,7 @@ static const char *out_path(const char *path, char *buf, size_t size)
     return buf;
 }
 
-void bp_profile_report(void)
+void bp_profile_report(int workers_stopped)
 {
     if (!bp_profiling || prof.all.buckets == NULL)
         return;
@@ -323,10 +325,14 @@ void bp_profile_report(void)
         char buf[4200];
         if (bp_config.profile)
             report(stderr, out_path(bp_config.profile_out, buf, sizeof buf));
-        if (bp_tracing)
+        if (bp_tracing && workers_stopped)
             bp_trace_write(out_path(bp_config.trace_out, buf, sizeof buf));
+        else if (bp_tracing)
+            bp_warn("trace not written: exit() was called inside a region, whose threads "
+                    "still record");
     }
-    if (bp_tracing)
+    /* The rings stay while workers may still write them (the process exits). */
+    if (bp_tracing && workers_stopped)
         bp_trace_free(bp_self());
     clear();
 }
@@ -340,7 +346,8 @@ static int api_enter(void)
     if (bp_self()->level > 0)
         return -EBUSY;
     bp_pool_lock(); /* which also reads the configuration, the first time */
-    if (!bp_profiling || prof.all.buckets == NULL) { /* off, or after shutdown */
+    /* off (tracing alone runs the hooks, not the profile), or after shutdown */
+    if (!bp_profiling || !bp_config.profile || prof.all.buckets == NULL) {
         bp_pool_unlock();
         return -ENOTSUP;
     }

@@ -195,6 +195,10 @@ static int utf8_len(const unsigned char *s)
     for (int i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80)
             return 0;
+    /* no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629) */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
     return n;
 }
 

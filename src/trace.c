@@ -36,7 +36,7 @@ struct bp_trace_ring {
 static struct {
     struct bp_trace_ring *_Atomic rings;
     size_t cap;
-    int warned;
+    atomic_int warned;
 } tr;
 
 #ifndef BP_NO_PROFILER
@@ -61,10 +61,9 @@ static struct bp_trace_ring *ring_of(struct bp_thread *t)
         return t->trace;
     struct bp_trace_ring *r = malloc(sizeof *r + tr.cap * sizeof r->ev[0]);
     if (r == NULL) {
-        if (!tr.warned)
+        if (!atomic_exchange(&tr.warned, 1))
             bp_warn("trace: out of memory for a thread's %zu events; its events are lost",
                     tr.cap);
-        tr.warned = 1;
         return NULL;
     }
     r->tid = (long)syscall(SYS_gettid);
@@ -77,6 +76,13 @@ static struct bp_trace_ring *ring_of(struct bp_thread *t)
         ;
     t->trace = r;
     return r;
+}
+
+void bp_trace_off(void)
+{
+#ifndef BP_NO_PROFILER
+    bp_tracing = 0;
+#endif
 }
 
 void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
@@ -134,6 +140,10 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
     for (uint64_t k = from; k < r->count; k++) {
         const struct event *e = &r->ev[k % tr.cap];
         int64_t ts = e->start_ns - origin, dur = e->end_ns - e->start_ns;
+        if (ts < 0)
+            ts = 0; /* origin is the earliest start: never, but keep the JSON valid */
+        if (dur < 0)
+            dur = 0;
         fprintf(f, ",\n  {\"name\": ");
         if (e->kind == BP_TRACE_REGION)
             bp_json_string(f, name_of(names, e->fn));

@@ -62,6 +62,7 @@ void bp_wait_fork_child(void) {}
 
 enum {
     BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
+    BP_READS_PER_CLOCK_YIELDING = 4, /* the same while yielding */
     BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
 };
 
@@ -106,7 +107,10 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
      * yielding, a round of reads takes scheduler slices: time it too. */
     int64_t start = oversubscribed ? bp_now_ns() : -1;
     for (;;) {
-        for (int i = 0; i < BP_READS_PER_CLOCK; i++) {
+        /* yielding, a read can cost a scheduler slice: look at the clock
+         * after every few, so a busy machine does not stretch the spin */
+        int reads = yielding ? BP_READS_PER_CLOCK_YIELDING : BP_READS_PER_CLOCK;
+        for (int i = 0; i < reads; i++) {
             bp_cpu_relax();
             /* acquire: the setter's writes before its store become visible */
             if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
@@ -134,6 +138,7 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         struct bp_wait_stats *w = wait_stats();
         stat_add(&w->spin_ns, slept_ns - start);
         stat_inc(&w->sleeps);
+        bp_self()->slept = 1;
     }
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);

@@ -64,6 +64,14 @@ def main():
         check(p.returncode == 0 and "has buddypool linked in" in p.stderr,
               "a program with buddypool linked in runs as it is (%r)" % p.stderr[-500:])
         check(json.load(open(js))["totals"]["regions"] > 0, "and its own profile is kept")
+        stripped = os.path.join(tmp, "stripped-program")
+        shutil.copy(linked_prog, stripped)
+        if shutil.which("strip") and run(["strip", stripped]).returncode == 0:
+            js = os.path.join(tmp, "stripped.json")
+            p = run([cli, "run", "--json", js, "--", stripped, "--config", "tiny"], env=run_env)
+            check(p.returncode == 0 and "has buddypool linked in" in p.stderr and
+                  json.load(open(js))["totals"]["regions"] > 0,
+                  "a stripped program with buddypool linked in runs as it is, its profile kept")
         # placement
         p = run([cli, "run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status"],
                 env=run_env)
@@ -80,15 +88,17 @@ def main():
         # bad input
         for args, what in ((["run", "--threads", "0", "--", "true"], "--threads 0"),
                            (["run", "--cpus", "x", "--", "true"], "--cpus 'x'"),
-                           (["run", "--cpus", "100000", "--", "true"], "--cpus 100000"),
+                           (["run", "--cpus", "5000", "--", "true"], "--cpus 5000"),
                            (["run", "--numa", "x", "--", "true"], "--numa x"),
                            (["run", "true"], "no '--"),
                            (["run", "--"], "no program"),
                            (["frobnicate"], "unknown command 'frobnicate'"),
                            (["report", "/nonexistent.json"], "/nonexistent.json"),
-                           (["report", gcc_prog], "is not a buddypool profile")):
+                           (["report", gcc_prog], "is not a buddypool profile"),
+                           (["run", "--cpus", "\u00b2", "--", "true"], "--cpus"),
+                           (["report", "x.json", "--trace", "t.json"], "give --html too")):
             p = run([cli] + args, env=env)
-            want = 1 if args[0] == "report" else 2
+            want = 1 if args[0] == "report" and "--trace" not in args else 2
             if args[:2] == ["run", "--numa"] and "no NUMA support" in p.stderr:
                 what = "no NUMA support"
             check(p.returncode == want and what in p.stderr,

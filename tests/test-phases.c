@@ -7,10 +7,16 @@
  *            exit holds the 2 alone.
  *   errors   the API's error returns (profiling on).
  *   off      profiling off: every call returns -ENOTSUP.
- *   idle     5 regions of region_a, 30 ms apart (workers go to sleep in
+ *   idle     5 regions of region_a, 60 ms apart (workers go to sleep in
  *            between), for the wait statistics.
+ *   idle-reset  a region, 300 ms idle, a region, a reset, 3 regions back
+ *            to back: run with a 100 ms spin period, nothing sleeps after
+ *            the reset.
+ *   exit     thread 0 calls exit(0) inside a region while the others still
+ *            run it.
  * Each region runs one barrier. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -37,6 +43,19 @@ static void busy_region(int tid, int team, void *ctx)
         *(int *)ctx = buddypool_profile_phase("inside");
 }
 
+static void exit_region(int tid, int team, void *ctx)
+{
+    (void)team;
+    (void)ctx;
+    if (tid == 0) {
+        printf("test-phases exit: passed\n");
+        fflush(stdout);
+        exit(0);
+    }
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
 static void run(buddypool_region_fn fn, int times)
 {
     for (int i = 0; i < times; i++)
@@ -46,16 +65,19 @@ static void run(buddypool_region_fn fn, int times)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
+    /* tracing alone (BUDDY_THREAD_POOL_PROFILE unset) has no profile API */
+    const char *prof_env = getenv("BUDDY_THREAD_POOL_PROFILE");
+    int ok = prof_env != NULL && strcmp(prof_env, "1") == 0 ? 0 : -ENOTSUP;
     if (strcmp(mode, "phases") == 0) {
         run(region_a, 3);
-        CHECK_EQ(buddypool_profile_phase("prefill"), 0);
+        CHECK_EQ(buddypool_profile_phase("prefill"), ok);
         run(region_a, 2);
         run(region_b, 1);
-        CHECK_EQ(buddypool_profile_phase("decode"), 0);
+        CHECK_EQ(buddypool_profile_phase("decode"), ok);
         run(region_b, 4);
-        CHECK_EQ(buddypool_profile_phase("prefill"), 0);
+        CHECK_EQ(buddypool_profile_phase("prefill"), ok);
         run(region_a, 1);
-        CHECK_EQ(buddypool_profile_write(stdout), 0);
+        CHECK_EQ(buddypool_profile_write(stdout), ok);
         printf("region_a=%p\nregion_b=%p\n", (void *)region_a, (void *)region_b);
     } else if (strcmp(mode, "reset") == 0) {
         run(region_a, 3);
@@ -84,11 +106,21 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "idle") == 0) {
         for (int i = 0; i < 5; i++) {
             if (i > 0) {
-                struct timespec ts = {0, 30 * 1000 * 1000};
+                struct timespec ts = {0, 60 * 1000 * 1000};
                 nanosleep(&ts, NULL);
             }
             run(region_a, 1);
         }
+    } else if (strcmp(mode, "idle-reset") == 0) {
+        struct timespec ts = {0, 300 * 1000 * 1000};
+        run(region_a, 1);
+        nanosleep(&ts, NULL);
+        run(region_a, 1);
+        CHECK_EQ(buddypool_profile_reset(), 0);
+        run(region_b, 3);
+    } else if (strcmp(mode, "exit") == 0) {
+        run(region_a, 2);
+        CHECK_EQ(buddypool_parallel(0, exit_region, NULL), 0);
     } else if (strcmp(mode, "off") == 0) {
         CHECK_EQ(buddypool_profile_phase("decode"), -ENOTSUP);
         CHECK_EQ(buddypool_profile_reset(), -ENOTSUP);
