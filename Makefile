@@ -42,9 +42,17 @@ check-cross:
 	sh tools/check-cross.sh
 
 # The decode benchmark's default model (Qwen3-shaped, 28 layers, synthetic
-# weights) on the pool, with its profile.
+# weights) on the pool, with its profile (printed at exit, region functions
+# as module+offset), then the same profile with the functions named from the
+# program's symbols, and an HTML page with the timeline of one decode step.
 demo: build
-	BUDDY_THREAD_POOL_PROFILE=1 $(BUILD)/bench/decode/decode-buddypool --config default
+	BUDDY_THREAD_POOL_PROFILE=1 BUDDY_THREAD_POOL_PROFILE_OUT=$(BUILD)/demo-profile.json \
+	BUDDY_THREAD_POOL_TRACE=$(BUILD)/demo-trace.json \
+		$(BUILD)/bench/decode/decode-buddypool --config default
+	$(BUILD)/buddypool report $(BUILD)/demo-profile.json --top 8
+	$(BUILD)/buddypool report $(BUILD)/demo-profile.json --trace $(BUILD)/demo-trace.json \
+		--html $(BUILD)/demo-profile.html
+	@echo "make demo: the timeline of a decode step is in $(BUILD)/demo-profile.html"
 
 # Benchmarks print numbers; nothing here is a pass/fail test. `bench` is the
 # full comparison for the README (tens of minutes); `bench-quick` a look in
