@@ -212,6 +212,17 @@ static bool ull_start(const char *who, bool up, gomp_ull start, gomp_ull end, go
     return ull_next(t, istart, iend);
 }
 
+/* The next entry points of a family (both widths). */
+#define GOMP_LOOP_NEXT(name)                                                             \
+    BP_API bool GOMP_loop_##name##_next(long *istart, long *iend)                         \
+    {                                                                                     \
+        return long_next(bp_self(), istart, iend);                                        \
+    }                                                                                     \
+    BP_API bool GOMP_loop_ull_##name##_next(gomp_ull *istart, gomp_ull *iend)             \
+    {                                                                                     \
+        return ull_next(bp_self(), istart, iend);                                         \
+    }
+
 /* One loop family: GOMP_loop_<name>_start/_next and GOMP_loop_ull_<name>_*.
  * The next entry points of all families are alike: the engine knows the
  * schedule of the loop the thread is in. */
@@ -222,10 +233,6 @@ static bool ull_start(const char *who, bool up, gomp_ull start, gomp_ull end, go
         return long_start("GOMP_loop_" #name "_start", start, end, incr, sched, chunk,    \
                           ordered, istart, iend);                                         \
     }                                                                                     \
-    BP_API bool GOMP_loop_##name##_next(long *istart, long *iend)                         \
-    {                                                                                     \
-        return long_next(bp_self(), istart, iend);                                        \
-    }                                                                                     \
     BP_API bool GOMP_loop_ull_##name##_start(bool up, gomp_ull start, gomp_ull end,       \
                                              gomp_ull incr, gomp_ull chunk,               \
                                              gomp_ull *istart, gomp_ull *iend)            \
@@ -233,10 +240,7 @@ static bool ull_start(const char *who, bool up, gomp_ull start, gomp_ull end, go
         return ull_start("GOMP_loop_ull_" #name "_start", up, start, end, incr, sched,    \
                          chunk, ordered, istart, iend);                                   \
     }                                                                                     \
-    BP_API bool GOMP_loop_ull_##name##_next(gomp_ull *istart, gomp_ull *iend)             \
-    {                                                                                     \
-        return ull_next(bp_self(), istart, iend);                                         \
-    }
+    GOMP_LOOP_NEXT(name)
 
 /* The runtime families take no chunk. */
 #define GOMP_LOOP_RUNTIME_FAMILY(name, ordered)                                          \
@@ -246,10 +250,6 @@ static bool ull_start(const char *who, bool up, gomp_ull start, gomp_ull end, go
         return long_start("GOMP_loop_" #name "_start", start, end, incr, SCHED_RUNTIME,   \
                           0, ordered, istart, iend);                                      \
     }                                                                                     \
-    BP_API bool GOMP_loop_##name##_next(long *istart, long *iend)                         \
-    {                                                                                     \
-        return long_next(bp_self(), istart, iend);                                        \
-    }                                                                                     \
     BP_API bool GOMP_loop_ull_##name##_start(bool up, gomp_ull start, gomp_ull end,       \
                                              gomp_ull incr, gomp_ull *istart,             \
                                              gomp_ull *iend)                              \
@@ -257,10 +257,7 @@ static bool ull_start(const char *who, bool up, gomp_ull start, gomp_ull end, go
         return ull_start("GOMP_loop_ull_" #name "_start", up, start, end, incr,           \
                          SCHED_RUNTIME, 0, ordered, istart, iend);                        \
     }                                                                                     \
-    BP_API bool GOMP_loop_ull_##name##_next(gomp_ull *istart, gomp_ull *iend)             \
-    {                                                                                     \
-        return ull_next(bp_self(), istart, iend);                                         \
-    }
+    GOMP_LOOP_NEXT(name)
 
 /* gcc's schedule(dynamic) and (guided) without modifier are nonmonotonic;
  * monotonic: ones call the plain names. The engine's chunks serve both. */

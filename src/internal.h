@@ -37,6 +37,9 @@ struct bp_wait_stats {
 /* The waits of the threads that fork regions (thread 0s: one at a time,
  * under the pool's lock); a worker has its own in its slot. */
 extern struct bp_wait_stats bp_caller_wait_stats;
+/* Copy a thread's figures while it may update them; set them to 0. */
+void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from);
+void bp_wait_stats_clear(struct bp_wait_stats *w);
 
 /* Set while the pool has more threads than allowed CPUs: waiters then yield
  * from the start, since the thread they wait for may need their CPU. */

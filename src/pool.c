@@ -200,7 +200,7 @@ static void atfork_child(void)
     bp_loops_reset();
     atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     bp_wait_fork_child();
-    memset(&bp_caller_wait_stats, 0, sizeof bp_caller_wait_stats); /* the parent's */
+    bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
     pool.caller_pinned = 0;
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
@@ -280,47 +280,35 @@ void bp_pool_lock(void)
 
 void bp_pool_unlock(void) { fork_unlock(); }
 
-static void wait_stats_copy(struct bp_wait_stats *to, struct bp_wait_stats *from, int reset)
+/* Wait statistics of thread i of the pool: the callers' for 0, worker i's
+ * slot, or NULL where no worker i was started. */
+static struct bp_wait_stats *wait_stats_of(int i)
 {
-    if (reset) {
-        atomic_store_explicit(&from->spin_ns, 0, memory_order_relaxed);
-        atomic_store_explicit(&from->sleep_ns, 0, memory_order_relaxed);
-        atomic_store_explicit(&from->sleeps, 0, memory_order_relaxed);
-        atomic_store_explicit(&from->wakes, 0, memory_order_relaxed);
-        return;
-    }
-    /* relaxed: statistics, each written by its thread alone */
-    atomic_store_explicit(&to->spin_ns, atomic_load_explicit(&from->spin_ns, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->sleep_ns,
-                          atomic_load_explicit(&from->sleep_ns, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->sleeps, atomic_load_explicit(&from->sleeps, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->wakes, atomic_load_explicit(&from->wakes, memory_order_relaxed),
-                          memory_order_relaxed);
-}
-
-/* Entry 0: the callers; i: worker i (zero where none was started). */
-static void wait_stats_each(struct bp_wait_stats *out, int n, int reset)
-{
+    if (i == 0)
+        return &bp_caller_wait_stats;
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
-    for (int i = 0; i < n; i++) {
-        struct bp_wait_stats *from = i == 0 ? &bp_caller_wait_stats
-                                     : i < threads && pool.slots != NULL ? &pool.slots[i].wait_stats
-                                                                         : NULL;
-        if (from != NULL)
-            wait_stats_copy(out ? &out[i] : NULL, from, reset);
-        else if (out != NULL)
-            memset(&out[i], 0, sizeof out[i]);
-    }
+    return i < threads && pool.slots != NULL ? &pool.slots[i].wait_stats : NULL;
 }
 
-void bp_pool_wait_stats(struct bp_wait_stats *out, int n) { wait_stats_each(out, n, 0); }
+void bp_pool_wait_stats(struct bp_wait_stats *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct bp_wait_stats *from = wait_stats_of(i);
+        if (from != NULL)
+            bp_wait_stats_read(&out[i], from);
+        else
+            bp_wait_stats_clear(&out[i]);
+    }
+}
 
 void bp_pool_wait_stats_reset(void)
 {
-    wait_stats_each(NULL, atomic_load_explicit(&pool.max_threads, memory_order_relaxed), 1);
+    int n = atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        struct bp_wait_stats *w = wait_stats_of(i);
+        if (w != NULL)
+            bp_wait_stats_clear(w);
+    }
 }
 
 void bp_pool_test_set_epoch(uint64_t epoch)
@@ -405,6 +393,17 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Slot i's episode words (its arrive and its barrier rounds) at epoch;
+ * no thread reads them until a go publishes them (or thread creation). */
+static void set_slot_words(int i, uint32_t epoch)
+{
+    /* relaxed: published as above */
+    atomic_store_explicit(&pool.slots[i].arrive.value, epoch, memory_order_relaxed);
+    for (int k = 0; k < pool.nrounds; k++)
+        atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value, epoch,
+                              memory_order_relaxed);
+}
+
 /* Start workers up to `want` threads in all. Called under fork_lock. */
 static void grow(int want)
 {
@@ -444,10 +443,7 @@ static void grow(int want)
          * publishes them). */
         atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
         slot->go_count = 0;
-        atomic_store_explicit(&slot->arrive.value, (uint32_t)pool.epoch, memory_order_relaxed);
-        for (int k = 0; k < pool.nrounds; k++)
-            atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value,
-                                  (uint32_t)pool.epoch, memory_order_relaxed);
+        set_slot_words(i, (uint32_t)pool.epoch);
         if (bp_config.pin) {
             cpu_set_t set;
             CPU_ZERO(&set);
@@ -535,12 +531,8 @@ static void refresh_words(uint64_t epoch64)
     int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
     /* relaxed: published to each worker by its next go */
     atomic_store_explicit(&pool.release.value, epoch, memory_order_relaxed);
-    for (int i = 0; i < threads; i++) {
-        atomic_store_explicit(&pool.slots[i].arrive.value, epoch, memory_order_relaxed);
-        for (int k = 0; k < pool.nrounds; k++)
-            atomic_store_explicit(&pool.rounds[i * pool.nrounds + k].flag.value, epoch,
-                                  memory_order_relaxed);
-    }
+    for (int i = 0; i < threads; i++)
+        set_slot_words(i, epoch);
     pool.refreshed = epoch64;
 }
 

@@ -95,6 +95,28 @@ static void stat_inc(_Atomic uint64_t *v)
                           memory_order_relaxed);
 }
 
+void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from)
+{
+    /* relaxed: statistics, each written by its thread alone */
+    atomic_store_explicit(&to->spin_ns, atomic_load_explicit(&from->spin_ns, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->sleep_ns,
+                          atomic_load_explicit(&from->sleep_ns, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->sleeps, atomic_load_explicit(&from->sleeps, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&to->wakes, atomic_load_explicit(&from->wakes, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
+void bp_wait_stats_clear(struct bp_wait_stats *w)
+{
+    atomic_store_explicit(&w->spin_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->sleep_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->sleeps, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->wakes, 0, memory_order_relaxed);
+}
+
 static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
