@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-overhead.sh PROGRAM...: the overhead-smoke test. Each program runs
 # with --quick --trials 2, must exit 0 and print one RESULT line with numbers
-# for each of the seven constructs; a bad flag must exit 2 naming the flag.
+# for each of the eleven constructs; a bad flag must exit 2 naming the flag.
 # Timings are not judged: this runs on loaded CI machines.
 fail=0
 out=$(mktemp) || exit 1
@@ -18,7 +18,8 @@ for prog in "$@"; do
         fail=1
         continue
     fi
-    for c in PARALLEL FOR PARALLEL_FOR BARRIER SINGLE CRITICAL REDUCTION; do
+    for c in PARALLEL FOR PARALLEL_FOR BARRIER SINGLE CRITICAL REDUCTION LOCK ORDERED \
+             FOR_DYNAMIC FOR_GUIDED; do
         num='-?[0-9]+(\.[0-9]+)?'
         n=$(grep -Ec "^RESULT overhead construct=$c threads=[0-9]+ median_us=$num best_us=$num\$" "$out")
         if [ "$n" != 1 ]; then
@@ -26,8 +27,8 @@ for prog in "$@"; do
             fail=1
         fi
     done
-    if [ "$(grep -c '^RESULT ' "$out")" != 7 ]; then
-        echo "FAIL $name: $(grep -c '^RESULT ' "$out") RESULT lines, expected 7"
+    if [ "$(grep -c '^RESULT ' "$out")" != 11 ]; then
+        echo "FAIL $name: $(grep -c '^RESULT ' "$out") RESULT lines, expected 11"
         fail=1
     fi
     "$prog" --trials abc >"$out" 2>&1

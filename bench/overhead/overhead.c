@@ -23,6 +23,15 @@
  *                 its reference T delays; the overhead is reported per entry,
  *                 (time - reference) / (inner * T), as EPCC reports it
  *   REDUCTION     `parallel reduction(+:x)` around the delay, repeated
+ *   LOCK          omp_set_lock/omp_unset_lock around the delay, as CRITICAL
+ *   ORDERED       `for ordered schedule(static,1)` over inner * T
+ *                 iterations inside one region, an `ordered` block around
+ *                 each delay: per entry, as CRITICAL (EPCC's ORDERED); the
+ *                 blocks must run in iteration order, and are checked to
+ *   FOR_DYNAMIC   `for schedule(dynamic,1)` over 4T iterations of the delay,
+ *                 repeated inside one region; reference 4 delays (the loop's
+ *                 share of one thread), overhead per loop
+ *   FOR_GUIDED    the same with schedule(guided,1)
  *
  * Nothing here may be removed or hoisted by the compiler: the delay is a
  * noinline function whose result is compared with a value read from a
@@ -129,7 +138,10 @@ static int team_size; /* T: the team a parallel region gets */
 
 /* Checked after each trial: how often the body of a construct ran. */
 static long ran_for, ran_single, ran_critical;
-static long ran_reduction;
+static long ran_reduction, ran_lock, ran_ordered, ran_dynamic, ran_guided;
+static long ordered_out_of_turn; /* ORDERED blocks that ran out of order */
+
+enum { SCHEDULE_ITERS_PER_THREAD = 4 }; /* FOR_DYNAMIC, FOR_GUIDED */
 
 /* Each returns the seconds `inner` repetitions took. */
 
@@ -144,6 +156,11 @@ static double run_reference(long inner)
 static double run_critical_reference(long inner)
 {
     return run_reference(inner * team_size);
+}
+
+static double run_schedule_reference(long inner)
+{
+    return run_reference(inner * SCHEDULE_ITERS_PER_THREAD);
 }
 
 static double run_parallel(long inner)
@@ -246,6 +263,78 @@ static double run_reduction(long inner)
     return t;
 }
 
+static omp_lock_t bench_lock;
+
+static double run_lock(long inner)
+{
+    ran_lock = 0;
+    double t0 = now_s();
+#pragma omp parallel
+    for (long j = 0; j < inner; j++) {
+        omp_set_lock(&bench_lock);
+        delay(delay_iterations);
+        ran_lock++;
+        omp_unset_lock(&bench_lock);
+    }
+    return now_s() - t0;
+}
+
+static double run_ordered(long inner)
+{
+    long n = inner * team_size, next = 0;
+    ran_ordered = 0;
+    ordered_out_of_turn = 0;
+    double t0 = now_s();
+#pragma omp parallel
+    {
+#pragma omp for ordered schedule(static, 1)
+        for (long j = 0; j < n; j++) {
+#pragma omp ordered
+            {
+                delay(delay_iterations);
+                if (j != next)
+                    ordered_out_of_turn++;
+                next = j + 1;
+                ran_ordered++;
+            }
+        }
+    }
+    return now_s() - t0;
+}
+
+/* FOR_DYNAMIC and FOR_GUIDED: the two differ only in the schedule clause,
+ * which must be written out in each pragma. */
+#define RUN_SCHEDULED_LOOP(counter, schedule_clause)                             \
+    do {                                                                         \
+        int n = team_size * SCHEDULE_ITERS_PER_THREAD;                           \
+        counter = 0;                                                             \
+        double t0 = now_s();                                                     \
+        _Pragma("omp parallel")                                                  \
+        {                                                                        \
+            long mine = 0;                                                       \
+            for (long j = 0; j < inner; j++) {                                   \
+                _Pragma(schedule_clause)                                         \
+                for (int i = 0; i < n; i++) {                                    \
+                    delay(delay_iterations);                                     \
+                    mine++;                                                      \
+                }                                                                \
+            }                                                                    \
+            _Pragma("omp atomic")                                                \
+            counter += mine;                                                     \
+        }                                                                        \
+        return now_s() - t0;                                                     \
+    } while (0)
+
+static double run_for_dynamic(long inner)
+{
+    RUN_SCHEDULED_LOOP(ran_dynamic, "omp for schedule(dynamic, 1)");
+}
+
+static double run_for_guided(long inner)
+{
+    RUN_SCHEDULED_LOOP(ran_guided, "omp for schedule(guided, 1)");
+}
+
 /* A construct's body ran as often as it should have; 0 if not (message). */
 static int check_counts(const char *name, long inner);
 
@@ -264,6 +353,10 @@ static struct construct constructs[] = {
     {"SINGLE", run_single, run_reference, 0},
     {"CRITICAL", run_critical, run_critical_reference, 1},
     {"REDUCTION", run_reduction, run_reference, 0},
+    {"LOCK", run_lock, run_critical_reference, 1},
+    {"ORDERED", run_ordered, run_critical_reference, 1},
+    {"FOR_DYNAMIC", run_for_dynamic, run_schedule_reference, 0},
+    {"FOR_GUIDED", run_for_guided, run_schedule_reference, 0},
 };
 enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 
@@ -278,6 +371,19 @@ static int check_counts(const char *name, long inner)
         want = inner * team_size, got = ran_critical;
     else if (strcmp(name, "REDUCTION") == 0)
         want = inner * team_size, got = ran_reduction;
+    else if (strcmp(name, "LOCK") == 0)
+        want = inner * team_size, got = ran_lock;
+    else if (strcmp(name, "ORDERED") == 0)
+        want = inner * team_size, got = ran_ordered;
+    else if (strcmp(name, "FOR_DYNAMIC") == 0)
+        want = inner * team_size * SCHEDULE_ITERS_PER_THREAD, got = ran_dynamic;
+    else if (strcmp(name, "FOR_GUIDED") == 0)
+        want = inner * team_size * SCHEDULE_ITERS_PER_THREAD, got = ran_guided;
+    if (ordered_out_of_turn != 0 && strcmp(name, "ORDERED") == 0) {
+        fprintf(stderr, "overhead: ORDERED: %ld ordered blocks ran out of iteration order\n",
+                ordered_out_of_turn);
+        return 0;
+    }
     if (want != got) {
         fprintf(stderr, "overhead: %s ran its body %ld times, expected %ld (inner %ld, team %d)\n",
                 name, got, want, inner, team_size);
@@ -495,7 +601,8 @@ static void usage(FILE *f)
             "  --delay-ns N   the delay inside each construct (default %d ns)\n"
             "  --quick        fewer, shorter trials: a look in a second or so\n"
             "  --only NAMES   only these constructs: PARALLEL, FOR, PARALLEL_FOR,\n"
-            "                 BARRIER, SINGLE, CRITICAL, REDUCTION\n"
+            "                 BARRIER, SINGLE, CRITICAL, REDUCTION, LOCK, ORDERED,\n"
+            "                 FOR_DYNAMIC, FOR_GUIDED\n"
             "Threads: OMP_NUM_THREADS or the runtime's default.\n",
             DEFAULT_TRIALS, QUICK_TRIALS, TARGET_TRIAL_MS, QUICK_TARGET_TRIAL_MS,
             DEFAULT_DELAY_NS);
@@ -545,10 +652,12 @@ static void parse_only(const char *value, int *selected)
             }
         }
         if (!found) {
-            fprintf(stderr,
-                    "overhead: bad value for --only: '%.*s' is not a construct (want "
-                    "PARALLEL, FOR, PARALLEL_FOR, BARRIER, SINGLE, CRITICAL or REDUCTION)\n",
+            fprintf(stderr, "overhead: bad value for --only: '%.*s' is not a construct (want",
                     (int)len, p);
+            for (int i = 0; i < NCONSTRUCTS; i++)
+                fprintf(stderr, "%s %s", i == 0 ? "" : i + 1 < NCONSTRUCTS ? "," : " or",
+                        constructs[i].name);
+            fprintf(stderr, ")\n");
             exit(2);
         }
         if (comma == NULL)
@@ -606,6 +715,7 @@ int main(int argc, char **argv)
         trials = quick ? QUICK_TRIALS : DEFAULT_TRIALS;
     double target_ms = quick ? QUICK_TARGET_TRIAL_MS : TARGET_TRIAL_MS;
 
+    omp_init_lock(&bench_lock);
     /* Calibrated before the first region, so no runtime thread is busy. */
     delay_iterations = calibrate_delay(delay_ns);
     double delay_us = time_delay_call(delay_iterations) * 1e6;
@@ -663,11 +773,13 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     printf("(overhead per construct: (time - reference) / repetitions; reference: the\n"
-           " same delays run serially, per repetition; CRITICAL: per entry, its\n"
-           " repetition being one round of %d entries with %d delays of reference;\n"
+           " same delays run serially, per repetition; CRITICAL, LOCK, ORDERED: per\n"
+           " entry, a repetition being one round of %d entries with %d delays of\n"
+           " reference; FOR_DYNAMIC, FOR_GUIDED: per loop of %d iterations, %d\n"
+           " delays of reference;\n"
            " preempt: involuntary context switches of the process during the trials,\n"
            " more than a few mean the numbers include time slicing)\n\n",
-           team_size, team_size);
+           team_size, team_size, team_size * SCHEDULE_ITERS_PER_THREAD, SCHEDULE_ITERS_PER_THREAD);
     for (int i = 0; i < NCONSTRUCTS; i++) {
         if (any_only && !selected[i])
             continue;
