@@ -45,6 +45,23 @@ SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "K
          "BUDDY_THREAD_POOL_OVERSUBSCRIBE"]
 
 
+# The overhead benchmark's cache-line round trip between threads 0 and 1: the
+# floor of any hand-off, which moves with where the host runs the two CPUs.
+ROUND_TRIP = re.compile(r"^cache line round trip, threads 0 and 1: ([0-9.]+) ns", re.M)
+
+
+def round_trip_line(data, threads_list):
+    parts = []
+    for threads in threads_list:
+        v = data.get(("round_trip", "all", threads, "ns"))
+        if v:
+            parts.append("%d threads: median %.0f ns, from %.0f to %.0f over %d runs" %
+                         (threads, statistics.median(v), min(v), max(v), len(v)))
+    return ("Cache-line round trip between threads 0 and 1, measured by each overhead run "
+            "(the floor of a hand-off; ratios are comparable within one run): " +
+            "; ".join(parts) + ".") if parts else None
+
+
 def parse_results(text, kind):
     """The key=value pairs of each `RESULT <kind> ...` line."""
     out = []
@@ -105,6 +122,9 @@ def measure(build, args):
                 for res in parse_results(out, "overhead"):
                     key = (bench, label, threads, res["construct"])
                     data.setdefault(key, []).append(float(res["median_us"]))
+                m = ROUND_TRIP.search(out)
+                if m:
+                    data.setdefault(("round_trip", "all", threads, "ns"), []).append(float(m.group(1)))
             else:
                 for res in parse_results(out, "decode"):
                     data.setdefault((bench, label, threads, "decode_tok_s"), []).append(
@@ -271,7 +291,11 @@ def main():
     md = ["# buddypool against libomp and libgomp", "",
           "%s; `%s`; medians over %d rounds, runtimes alternating." % (machine, cmd, args.rounds), ""]
     if any(k[0] == "overhead" for k in data):
-        md += ["## Overhead per construct (EPCC-style, us)", "", overhead_table(data, args.threads), ""]
+        md += ["## Overhead per construct (EPCC-style, us)", ""]
+        rt = round_trip_line(data, args.threads)
+        if rt:
+            md += [rt, ""]
+        md += [overhead_table(data, args.threads), ""]
     if any(k[0] == "decode" for k in data):
         md += ["## Decode", "", decode_table(data, args.threads), ""]
         for threads, by_label in sorted(tokens.items()):
