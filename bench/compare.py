@@ -83,6 +83,19 @@ def run(cmd, env_extra, threads):
     return p.stdout
 
 
+SETTLE_S = 3.0
+
+
+def settle(build, threads):
+    """Run parallel regions at `threads` for SETTLE_S seconds, results discarded."""
+    prog = os.path.join(build, "bench", "overhead", "overhead-buddypool")
+    if not os.path.exists(prog):
+        return
+    t0 = time.time()
+    while time.time() - t0 < SETTLE_S:
+        run([prog, "--quick", "--only", "PARALLEL_FOR,BARRIER"], {}, threads)
+
+
 def measure(build, args):
     """{(bench, label, threads, item): [values per round]} and the settings run."""
     data = {}
@@ -92,27 +105,46 @@ def measure(build, args):
                 else ["--config", "default", "--prompt", "8", "--tokens", "32"])
     idle_args = (["--idle-ms", "1000", "--measure-ms", "300", "--trials", "1"] if quick
                  else ["--idle-ms", "1000", "--measure-ms", "500", "--trials", "3"])
-    plan = []
+    # plan[threads]: each setting's runs at that thread count
+    plan = {}
     for threads in args.threads:
         for label, suffix, env in SETTINGS:
             over = os.path.join(build, "bench", "overhead", "overhead-" + suffix)
             dec = os.path.join(build, "bench", "decode", "decode-" + suffix)
             idle = os.path.join(build, "bench", "idle", "idle-" + suffix)
+            runs = []
             if os.path.exists(over) and "overhead" in args.only:
-                plan.append(("overhead", label, threads, [over] + over_args, env))
+                runs.append(("overhead", label, threads, [over] + over_args, env))
             if os.path.exists(dec) and "decode" in args.only:
-                plan.append(("decode", label, threads, [dec] + dec_args, env))
+                runs.append(("decode", label, threads, [dec] + dec_args, env))
             if os.path.exists(idle) and "idle" in args.only:
-                plan.append(("idle", label, threads, [idle] + idle_args, env))
+                runs.append(("idle", label, threads, [idle] + idle_args, env))
+            if runs:
+                plan.setdefault(threads, []).append(runs)
     if not plan:
         sys.exit("compare.py: no benchmark builds under %s/bench" % build)
     tokens = {}
     for r in range(args.rounds):
-        # rotate the order each round so no setting always runs first
-        k = r % len(plan)
-        for bench, label, threads, cmd, env in plan[k:] + plan[:k]:
+        order = []
+        for threads in args.threads:
+            groups = plan.get(threads, [])
+            # rotate the settings each round so that no setting always runs
+            # first after the thread count changes
+            k = r % len(groups) if groups else 0
+            for runs in groups[k:] + groups[:k]:
+                order.extend(runs)
+        last_threads = None
+        for bench, label, threads, cmd, env in order:
             if bench == "idle" and r >= IDLE_ROUNDS:
                 continue
+            if threads != last_threads and len(plan) > 1:
+                # Settle: on the development VM the first runs after the
+                # thread count grew often found a cache-line transfer several
+                # times dearer (the host had the CPUs apart while one idled),
+                # and whichever setting ran first paid for it. Discarded runs
+                # at the new count go first.
+                settle(build, threads)
+            last_threads = threads
             out = run(cmd, env, threads)
             if bench == "idle":
                 for res in parse_results(out, "idle"):

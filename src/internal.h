@@ -70,6 +70,13 @@ void bp_lock(_Atomic uint32_t *word);
 void bp_unlock(_Atomic uint32_t *word);
 /* 1 and the lock taken, or 0 when it is held. */
 int bp_trylock(_Atomic uint32_t *word);
+/* Waiting for a lock to be free before sleeping on it: each call pauses
+ * twice as long as the one before, up to a bound, and returns 1; it returns
+ * 0 once the spin budget is spent (then sleep). Start from {0}. */
+struct bp_lock_backoff {
+    int paused, backoff, oversubscribed;
+};
+int bp_lock_backoff(struct bp_lock_backoff *b);
 
 /* ---- env.c ------------------------------------------------------------- */
 

@@ -222,6 +222,11 @@ BP_API void omp_set_nest_lock(void *lock)
     uint32_t me = nest_id();
     if (nest_try(l, me, 0))
         return;
+    /* spin a while, as bp_lock does, before sleeping */
+    struct bp_lock_backoff b = {0};
+    while (bp_lock_backoff(&b))
+        if (atomic_load_explicit(&l->owner, memory_order_relaxed) == 0 && nest_try(l, me, 0))
+            return;
     for (;;) {
         uint32_t cur = atomic_load_explicit(&l->owner, memory_order_relaxed);
         /* mark the lock so its owner wakes us, then sleep while it is held;

@@ -211,7 +211,8 @@ int bp_flag_wake_sleepers(struct bp_flag *f)
 /* The lock word: 0 free, 1 held, 2 held and a thread may sleep on it
  * (Drepper, "Futexes Are Tricky", mutex 2).
  *
- * A waiter spins with exponential backoff before it sleeps: each read of the
+ * A waiter spins with exponential backoff before it sleeps (bp_lock_backoff,
+ * also used by the nestable lock of omp_api.c): each read of the
  * word takes its cache line from the holder, whose next lock or unlock then
  * waits for the line to come back; a waiter that reads every pause makes
  * every entry of a busy lock pay that transfer. Backing off to
@@ -225,6 +226,25 @@ enum {
     BP_LOCK_SPIN_PAUSES = 4096, /* then sleep */
 };
 
+int bp_lock_backoff(struct bp_lock_backoff *b)
+{
+    if (b->paused >= BP_LOCK_SPIN_PAUSES)
+        return 0;
+    if (b->backoff == 0) { /* the first call */
+        b->backoff = 1;
+        b->oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+    }
+    if (b->oversubscribed)
+        sched_yield(); /* the holder may need this CPU */
+    else
+        for (int k = 0; k < b->backoff; k++)
+            bp_cpu_relax();
+    b->paused += b->backoff;
+    if (b->backoff < BP_LOCK_BACKOFF_MAX)
+        b->backoff *= 2;
+    return 1;
+}
+
 void bp_lock(_Atomic uint32_t *word)
 {
     uint32_t c = 0;
@@ -232,15 +252,8 @@ void bp_lock(_Atomic uint32_t *word)
     if (atomic_compare_exchange_strong_explicit(word, &c, 1, memory_order_acquire,
                                                 memory_order_relaxed))
         return;
-    int oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
-    for (int paused = 0, backoff = 1; paused < BP_LOCK_SPIN_PAUSES; paused += backoff) {
-        if (oversubscribed)
-            sched_yield(); /* the holder may need this CPU */
-        else
-            for (int k = 0; k < backoff; k++)
-                bp_cpu_relax();
-        if (backoff < BP_LOCK_BACKOFF_MAX)
-            backoff *= 2;
+    struct bp_lock_backoff b = {0};
+    while (bp_lock_backoff(&b)) {
         c = 0;
         if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_weak_explicit(word, &c, 1, memory_order_acquire,

@@ -2,7 +2,8 @@
  * (GOMP_single_start), single copyprivate (GOMP_single_copy_start/end),
  * critical (GOMP_critical_start/end, GOMP_critical_name_start/end), atomic
  * updates of types without hardware atomics (GOMP_atomic_start/end),
- * barrier (GOMP_barrier), master and masked. */
+ * barrier (GOMP_barrier), master and masked, and the lock API (omp_*_lock,
+ * omp_*_nest_lock), which both compilers call as is. */
 #include <omp.h>
 #include <string.h>
 
@@ -166,6 +167,77 @@ static void master_masked(int team)
     EXPECT_EQ(masked_tid, team > 1 ? 1 : -1, "masked filter(1)");
 }
 
+static void locks(int team)
+{
+    omp_lock_t lock;
+    omp_nest_lock_t nest;
+    long plain = 0, nested = 0, tested = 0, wrong_depth = 0;
+    omp_init_lock(&lock);
+    omp_init_nest_lock(&nest);
+    PRAGMA(omp parallel)
+    {
+        for (int i = 0; i < INCREMENTS; i++) {
+            /* plain read-modify-writes, made exclusive by the locks */
+            omp_set_lock(&lock);
+            long v = plain;
+            plain = v + 1;
+            omp_unset_lock(&lock);
+
+            omp_set_nest_lock(&nest);
+            omp_set_nest_lock(&nest); /* its owner takes it again */
+            int depth = omp_test_nest_lock(&nest); /* the new nesting count */
+            long w = nested;
+            nested = w + 1;
+            omp_unset_nest_lock(&nest);
+            omp_unset_nest_lock(&nest);
+            omp_unset_nest_lock(&nest);
+            if (depth != 3) {
+                PRAGMA(omp atomic)
+                wrong_depth++;
+            }
+
+            while (!omp_test_lock(&lock))
+                ;
+            tested++;
+            omp_unset_lock(&lock);
+        }
+    }
+    EXPECT_EQ(plain, (long)team * INCREMENTS, "omp_set_lock");
+    EXPECT_EQ(nested, (long)team * INCREMENTS, "omp_set_nest_lock");
+    EXPECT_EQ(wrong_depth, 0, "omp_test_nest_lock by its owner: the nesting count");
+    EXPECT_EQ(tested, (long)team * INCREMENTS, "omp_test_lock");
+
+    /* held by thread 0: the tests of thread 1 fail, and leave it held */
+    int simple_got = -1, nest_got = -1;
+    PRAGMA(omp parallel)
+    {
+        int me = omp_get_thread_num();
+        if (me == 0) {
+            omp_set_lock(&lock);
+            omp_set_nest_lock(&nest);
+        }
+        PRAGMA(omp barrier)
+        if (me == 1) {
+            simple_got = omp_test_lock(&lock);
+            nest_got = omp_test_nest_lock(&nest);
+        }
+        PRAGMA(omp barrier)
+        if (me == 0) {
+            omp_unset_lock(&lock);
+            omp_unset_nest_lock(&nest);
+        }
+    }
+    EXPECT_EQ(simple_got, team > 1 ? 0 : -1, "omp_test_lock of a lock another thread holds");
+    EXPECT_EQ(nest_got, team > 1 ? 0 : -1, "omp_test_nest_lock of a lock another thread holds");
+    /* free again */
+    EXPECT_EQ(omp_test_lock(&lock), 1, "omp_test_lock of a free lock");
+    omp_unset_lock(&lock);
+    EXPECT_EQ(omp_test_nest_lock(&nest), 1, "omp_test_nest_lock of a free lock");
+    omp_unset_nest_lock(&nest);
+    omp_destroy_lock(&lock);
+    omp_destroy_nest_lock(&nest);
+}
+
 int main(void)
 {
     int team = check_team_size("gomp-sync");
@@ -175,5 +247,6 @@ int main(void)
     atomic(team);
     barrier();
     master_masked(team);
+    locks(team);
     return check_summary("gomp-sync");
 }
