@@ -14,7 +14,12 @@ same OMP_NUM_THREADS as the pool. Writes the tables (results.md), the raw
 runs (results.json) and a plot (results.svg) to --out.
 
   compare.py BUILD_DIR [--quick] [--rounds N] [--threads 1,2] [--out DIR]
-             [--only overhead,decode,idle]
+             [--only overhead,decode,idle] [--decode-config NAME]
+             [--decode-tokens N]
+
+--decode-config and --decode-tokens choose the decode benchmark's model
+(tiny, small, default) and the tokens it generates (default: the default
+model, 32 tokens; with --quick the small one, 16).
 """
 import argparse
 import json
@@ -103,6 +108,10 @@ def measure(build, args):
     over_args = ["--quick"] if quick else ["--trials", "20"]
     dec_args = (["--config", "small", "--prompt", "4", "--tokens", "16"] if quick
                 else ["--config", "default", "--prompt", "8", "--tokens", "32"])
+    if args.decode_config:
+        dec_args[1] = args.decode_config
+    if args.decode_tokens:
+        dec_args[5] = str(args.decode_tokens)
     idle_args = (["--idle-ms", "1000", "--measure-ms", "300", "--trials", "1"] if quick
                  else ["--idle-ms", "1000", "--measure-ms", "500", "--trials", "3"])
     # plan[threads]: each setting's runs at that thread count
@@ -295,7 +304,13 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="overhead,decode,idle",
                     help="comma-separated benchmarks: overhead, decode, idle")
+    ap.add_argument("--decode-config", choices=["tiny", "small", "default"], default=None,
+                    help="the decode benchmark's model")
+    ap.add_argument("--decode-tokens", type=int, default=None,
+                    help="tokens the decode benchmark generates")
     args = ap.parse_args()
+    if args.decode_tokens is not None and args.decode_tokens < 1:
+        sys.exit("compare.py: --decode-tokens %d: need at least 1" % args.decode_tokens)
     if args.rounds is None:
         args.rounds = 2 if args.quick else 7
     args.only = args.only.split(",")
@@ -320,6 +335,10 @@ def main():
     cmd = "bench/compare.py %s%s --rounds %d --threads %s --only %s" % (
         args.build, " --quick" if args.quick else "", args.rounds, ",".join(map(str, args.threads)),
         ",".join(args.only))
+    if args.decode_config:
+        cmd += " --decode-config " + args.decode_config
+    if args.decode_tokens:
+        cmd += " --decode-tokens %d" % args.decode_tokens
     md = ["# buddypool against libomp and libgomp", "",
           "%s; `%s`; medians over %d rounds, runtimes alternating." % (machine, cmd, args.rounds), ""]
     if any(k[0] == "overhead" for k in data):
