@@ -18,7 +18,7 @@ if(NOT EXISTS "${BP_LIBGOMP}")
 endif()
 
 # bp_openmp_object(<out-var> <src.c> COMPILER clang|gcc NAME <base>
-#                  [FLAGS flag...] [INCLUDES dir...])
+#                  [FLAGS flag...] [INCLUDES dir...] [DEPENDS header...])
 # Compiles <src.c> with -O2 -g -fopenmp (and -ffp-contract=off, so every build
 # rounds alike; functions and loops aligned to 64 bytes, so that where the
 # linker places an object does not change the speed of its hot loops: the
@@ -26,7 +26,7 @@ endif()
 # until then, with matvec's loop at another offset in the cache line) into
 # ${CMAKE_CURRENT_BINARY_DIR}/<base>.o.
 function(bp_openmp_object out src)
-  cmake_parse_arguments(A "" "COMPILER;NAME" "FLAGS;INCLUDES" ${ARGN})
+  cmake_parse_arguments(A "" "COMPILER;NAME" "FLAGS;INCLUDES;DEPENDS" ${ARGN})
   if(A_COMPILER STREQUAL "clang")
     set(cc ${BP_CLANG})
   elseif(A_COMPILER STREQUAL "gcc")
@@ -45,7 +45,7 @@ function(bp_openmp_object out src)
     COMMAND ${cc} -std=gnu11 -O2 -g -fopenmp -fPIC -ffp-contract=off
             -falign-functions=64 -falign-loops=64 ${incs} ${A_FLAGS}
             -c ${abs} -o ${obj}
-    DEPENDS ${abs}
+    DEPENDS ${abs} ${A_DEPENDS}
     COMMENT "Compiling ${src} with ${A_COMPILER} -fopenmp (${A_NAME})"
     VERBATIM)
   set(${out} ${obj} PARENT_SCOPE)
@@ -92,7 +92,7 @@ function(bp_openmp_runtime_tests name)
   endforeach()
 endfunction()
 
-# bp_openmp_benchmark(<name> <src.c>)
+# bp_openmp_benchmark(<name> <src.c> [DEPENDS header...])
 # One benchmark source as four programs: <name>-libomp (clang + libomp),
 # <name>-libgomp (gcc + libgomp), <name>-buddypool (clang objects on
 # libbuddypool) and <name>-gcc-buddypool (gcc objects, the GOMP_* ABI, on
@@ -100,10 +100,12 @@ endfunction()
 # output shared by two targets could be built by both at once in a
 # parallel make.
 function(bp_openmp_benchmark name src)
-  bp_openmp_object(libomp_obj ${src} COMPILER clang NAME ${name}-libomp)
-  bp_openmp_object(buddypool_obj ${src} COMPILER clang NAME ${name}-buddypool)
-  bp_openmp_object(libgomp_obj ${src} COMPILER gcc NAME ${name}-libgomp)
-  bp_openmp_object(gcc_buddypool_obj ${src} COMPILER gcc NAME ${name}-gcc-buddypool)
+  cmake_parse_arguments(A "" "" "DEPENDS" ${ARGN})
+  bp_openmp_object(libomp_obj ${src} COMPILER clang NAME ${name}-libomp DEPENDS ${A_DEPENDS})
+  bp_openmp_object(buddypool_obj ${src} COMPILER clang NAME ${name}-buddypool DEPENDS ${A_DEPENDS})
+  bp_openmp_object(libgomp_obj ${src} COMPILER gcc NAME ${name}-libgomp DEPENDS ${A_DEPENDS})
+  bp_openmp_object(gcc_buddypool_obj ${src} COMPILER gcc NAME ${name}-gcc-buddypool
+    DEPENDS ${A_DEPENDS})
   bp_openmp_program(${name}-libomp RUNTIME libomp OBJECTS ${libomp_obj})
   bp_openmp_program(${name}-libgomp RUNTIME libgomp OBJECTS ${libgomp_obj})
   bp_openmp_program(${name}-buddypool RUNTIME buddypool OBJECTS ${buddypool_obj})

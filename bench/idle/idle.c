@@ -31,6 +31,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../cli.h"
+
 enum { MAX_THREADS = 1024, MAX_TRIALS = 1000, WARM_REGIONS = 2000 };
 
 /* one line per thread, so the entry stamps do not share lines */
@@ -99,15 +101,7 @@ static int cmp_double(const void *a, const void *b)
 
 static long parse_long(const char *flag, const char *s, long lo, long hi)
 {
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (s == NULL || errno || end == s || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "idle: %s needs an integer in %ld..%ld (got '%s')\n", flag, lo, hi,
-                s ? s : "");
-        exit(2);
-    }
-    return v;
+    return cli_parse_long("idle", flag, s, lo, hi);
 }
 
 static void usage(FILE *f)

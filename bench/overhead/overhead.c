@@ -56,6 +56,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../cli.h"
+
 enum {
     DEFAULT_TRIALS = 20,
     QUICK_TRIALS = 5,
@@ -616,14 +618,7 @@ static void bad_flag(const char *flag, const char *value, const char *want)
 
 static long parse_long(const char *flag, const char *value, long lo, long hi)
 {
-    char want[96];
-    snprintf(want, sizeof want, "want an integer from %ld to %ld", lo, hi);
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || v < lo || v > hi)
-        bad_flag(flag, value, want);
-    return v;
+    return cli_parse_long("overhead", flag, value, lo, hi);
 }
 
 /* Marks the constructs named in a comma-separated list. */

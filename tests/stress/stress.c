@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../bench/cli.h"
+
 enum { MAX_APP = 8, MAX_TEAM = 256, MAX_ITERS = 2048, KINDS = 5 };
 static const char *const kind_name[KINDS] = {"loop", "barriers", "reduce", "nested", "single"};
 
@@ -261,15 +263,7 @@ static void *app_main(void *arg)
 
 static long parse_long(const char *flag, const char *s, long lo, long hi)
 {
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (s == NULL || errno || end == s || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "stress: %s needs an integer in %ld..%ld (got '%s')\n", flag, lo, hi,
-                s ? s : "");
-        exit(2);
-    }
-    return v;
+    return cli_parse_long("stress", flag, s, lo, hi);
 }
 
 int main(int argc, char **argv)
