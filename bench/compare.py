@@ -323,6 +323,7 @@ def main():
     try:
         args.threads = ([int(t) for t in args.threads.split(",")] if args.threads
                         else [os.cpu_count() or 1])
+        args.threads = list(dict.fromkeys(args.threads))  # each count once, in order
     except ValueError:
         sys.exit("compare.py: --threads %r is not a list of integers" % args.threads)
     if any(t < 1 for t in args.threads):

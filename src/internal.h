@@ -72,9 +72,10 @@ void bp_unlock(_Atomic uint32_t *word);
 int bp_trylock(_Atomic uint32_t *word);
 /* Waiting for a lock to be free before sleeping on it: each call pauses
  * twice as long as the one before, up to a bound, and returns 1; it returns
- * 0 once the spin budget is spent (then sleep). Start from {0}. */
+ * 0 once the wait policy's spin time is spent (then sleep). Start from {0}. */
 struct bp_lock_backoff {
-    int paused, backoff, oversubscribed;
+    int backoff, yielding;
+    int64_t start_ns;
 };
 int bp_lock_backoff(struct bp_lock_backoff *b);
 

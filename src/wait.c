@@ -212,35 +212,44 @@ int bp_flag_wake_sleepers(struct bp_flag *f)
  * (Drepper, "Futexes Are Tricky", mutex 2).
  *
  * A waiter spins with exponential backoff before it sleeps (bp_lock_backoff,
- * also used by the nestable lock of omp_api.c): each read of the
- * word takes its cache line from the holder, whose next lock or unlock then
- * waits for the line to come back; a waiter that reads every pause makes
- * every entry of a busy lock pay that transfer. Backing off to
- * BP_LOCK_BACKOFF_MAX pauses between reads (about 2 us on a 63-cycle pause,
- * 5 us on Intel's 140-cycle one)
- * lets a holder that re-enters run on at full speed, at the price of a
- * waiter noticing a free lock up to that much later. With two threads
- * entering a lock around 100 ns of work (bench/overhead LOCK, CRITICAL),
- * the cost per entry fell from 0.10 us to 0.005 us (AMD EPYC, 2 CPUs). */
-enum {
-    BP_LOCK_BACKOFF_MAX = 128,  /* pauses between reads, at most */
-    BP_LOCK_SPIN_PAUSES = 4096, /* then sleep */
-};
+ * also used by the nestable lock of omp_api.c): each read of the word takes
+ * its cache line from the holder, whose next lock or unlock then waits for
+ * the line to come back; a waiter that reads every pause makes every entry
+ * of a busy lock pay that transfer. Backing off to BP_LOCK_BACKOFF_MAX
+ * pauses between reads (about 2 us on a 63-cycle pause, 5 us on Intel's
+ * 140-cycle one) lets a holder that re-enters run on at full speed, at the
+ * price of a waiter noticing a free lock up to that much later. With two
+ * threads entering a lock around 100 ns of work (bench/overhead LOCK,
+ * CRITICAL), the cost per entry fell from 0.10 us to 0.005 us (AMD EPYC,
+ * 2 CPUs). Otherwise a lock waits as every other wait does: it sleeps at
+ * once under OMP_WAIT_POLICY=passive, spins for bp_config.spin_ns before
+ * sleeping (never sleeps when that is unbounded), and yields between reads
+ * after BP_YIELD_AFTER_NS, or from the start while the pool is
+ * oversubscribed. */
+enum { BP_LOCK_BACKOFF_MAX = 128 }; /* pauses between reads, at most */
 
 int bp_lock_backoff(struct bp_lock_backoff *b)
 {
-    if (b->paused >= BP_LOCK_SPIN_PAUSES)
-        return 0;
     if (b->backoff == 0) { /* the first call */
+        bp_config_load(); /* a lock may be used before any region */
+        if (bp_config.spin_ns == 0)
+            return 0;
         b->backoff = 1;
-        b->oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        b->yielding = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        b->start_ns = bp_now_ns();
+    } else if (b->backoff == BP_LOCK_BACKOFF_MAX) {
+        /* the clock once the reads are far apart: a read of it costs less
+         * than the pauses between them */
+        int64_t waited = bp_now_ns() - b->start_ns;
+        if (waited >= bp_config.spin_ns)
+            return 0;
+        if (waited >= BP_YIELD_AFTER_NS)
+            b->yielding = 1;
     }
-    if (b->oversubscribed)
+    for (int k = 0; k < b->backoff; k++)
+        bp_cpu_relax();
+    if (b->yielding)
         sched_yield(); /* the holder may need this CPU */
-    else
-        for (int k = 0; k < b->backoff; k++)
-            bp_cpu_relax();
-    b->paused += b->backoff;
     if (b->backoff < BP_LOCK_BACKOFF_MAX)
         b->backoff *= 2;
     return 1;

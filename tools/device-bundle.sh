@@ -19,6 +19,18 @@ fi
 build=$1
 out=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
+# OUT is removed first: never the build itself, nor a directory that is not
+# an earlier bundle
+if [ -e "$out" ]; then
+    if [ "$(cd "$out" && pwd -P)" = "$(cd "$build" 2>/dev/null && pwd -P)" ]; then
+        echo "device-bundle.sh: OUT is BUILD ($out); give another directory" >&2
+        exit 2
+    fi
+    if [ ! -f "$out/run.sh" ] || [ ! -f "$out/compare.py" ]; then
+        echo "device-bundle.sh: $out exists and is not a bundle (no run.sh): not replacing it" >&2
+        exit 2
+    fi
+fi
 for d in overhead decode idle; do
     if [ ! -d "$build/bench/$d" ]; then
         echo "device-bundle.sh: no $build/bench/$d: build the project first (make build)" >&2
@@ -38,11 +50,28 @@ for d in overhead decode idle; do
 done
 # the peer runtimes, as the programs resolve them here
 for prog in "$out/bench/overhead/overhead-libomp" "$out/bench/overhead/overhead-libgomp"; do
+    [ -f "$prog" ] || continue # reported below
     ldd "$prog" | awk '/lib(g?omp)\.so/ { print $3 }' | while read -r lib; do
         cp -L "$lib" "$out/lib/"
     done
 done
 cp "$here/bench/compare.py" "$out/"
+# every runtime's programs and both peer libraries, or no bundle
+missing=
+for p in overhead/overhead-buddypool overhead/overhead-gcc-buddypool overhead/overhead-libomp \
+         overhead/overhead-libgomp decode/decode-buddypool decode/decode-gcc-buddypool \
+         decode/decode-libomp decode/decode-libgomp idle/idle-buddypool idle/idle-libomp \
+         idle/idle-libgomp; do
+    [ -x "$out/bench/$p" ] || missing="$missing bench/$p"
+done
+for l in libomp.so.5 libgomp.so.1; do
+    [ -f "$out/lib/$l" ] || missing="$missing lib/$l"
+done
+if [ -n "$missing" ]; then
+    echo "device-bundle.sh: $build lacks what the bundle needs:$missing (build it first: make build)" >&2
+    rm -rf "$out"
+    exit 1
+fi
 cat >"$out/run.sh" <<'RUN'
 #!/bin/sh
 # Runs bench/compare.py on the programs next to this script (see

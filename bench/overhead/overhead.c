@@ -46,7 +46,6 @@
  * Output: a table, then one line per construct for scripts:
  *   RESULT overhead construct=NAME threads=T median_us=X best_us=Y */
 #define _GNU_SOURCE /* sched_getcpu, sched_getaffinity */
-#include <errno.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -139,9 +138,44 @@ static long calibrate_delay(long delay_ns)
 static int team_size; /* T: the team a parallel region gets */
 
 /* Checked after each trial: how often the body of a construct ran. */
-static long ran_for, ran_single, ran_critical;
-static long ran_reduction, ran_lock, ran_ordered, ran_dynamic, ran_guided;
-static long ordered_out_of_turn; /* ORDERED blocks that ran out of order */
+static long ran_single, ran_critical;
+static long ran_reduction, ran_lock, ran_ordered;
+static long ordered_out_of_turn;     /* ORDERED blocks that ran out of order */
+static volatile int ordered_inside; /* an ORDERED block is running */
+
+/* The iterations i a worksharing loop ran, over all threads and
+ * repetitions: how many, their sum and their sum of squares (of i + 1).
+ * Each must match every iteration run once per repetition: a runtime that
+ * ran one iteration twice and skipped another would not. */
+struct tally {
+    long n, sum, squares;
+};
+static struct tally ran_for, ran_dynamic, ran_guided;
+
+static void tally_add(struct tally *t, long i)
+{
+    t->n++;
+    t->sum += i + 1;
+    t->squares += (i + 1) * (i + 1);
+}
+
+/* Adds a thread's tally to the shared one. */
+static void tally_merge(struct tally *into, const struct tally *mine)
+{
+#pragma omp atomic
+    into->n += mine->n;
+#pragma omp atomic
+    into->sum += mine->sum;
+#pragma omp atomic
+    into->squares += mine->squares;
+}
+
+/* 1 if t is `inner` runs of iterations 0..n-1, each once. */
+static int tally_is(const struct tally *t, long inner, long n)
+{
+    return t->n == inner * n && t->sum == inner * n * (n + 1) / 2 &&
+           t->squares == inner * n * (n + 1) * (2 * n + 1) / 6;
+}
 
 enum { SCHEDULE_ITERS_PER_THREAD = 4 }; /* FOR_DYNAMIC, FOR_GUIDED */
 
@@ -178,20 +212,19 @@ static double run_parallel(long inner)
 static double run_for(long inner)
 {
     int n = team_size;
-    ran_for = 0;
+    ran_for = (struct tally){0};
     double t0 = now_s();
 #pragma omp parallel
     {
-        long mine = 0;
+        struct tally mine = {0};
         for (long j = 0; j < inner; j++) {
 #pragma omp for schedule(static)
             for (int i = 0; i < n; i++) {
                 delay(delay_iterations);
-                mine++;
+                tally_add(&mine, i);
             }
         }
-#pragma omp atomic
-        ran_for += mine;
+        tally_merge(&ran_for, &mine);
     }
     return now_s() - t0;
 }
@@ -293,9 +326,13 @@ static double run_ordered(long inner)
         for (long j = 0; j < n; j++) {
 #pragma omp ordered
             {
-                delay(delay_iterations);
-                if (j != next)
+                /* checked on entry: a block let in early finds the one
+                 * before it still running */
+                if (j != next || ordered_inside)
                     ordered_out_of_turn++;
+                ordered_inside = 1;
+                delay(delay_iterations);
+                ordered_inside = 0;
                 next = j + 1;
                 ran_ordered++;
             }
@@ -306,35 +343,34 @@ static double run_ordered(long inner)
 
 /* FOR_DYNAMIC and FOR_GUIDED: the two differ only in the schedule clause,
  * which must be written out in each pragma. */
-#define RUN_SCHEDULED_LOOP(counter, schedule_clause)                             \
+#define RUN_SCHEDULED_LOOP(result, schedule_clause, inner)                      \
     do {                                                                         \
         int n = team_size * SCHEDULE_ITERS_PER_THREAD;                           \
-        counter = 0;                                                             \
+        result = (struct tally){0};                                              \
         double t0 = now_s();                                                     \
         _Pragma("omp parallel")                                                  \
         {                                                                        \
-            long mine = 0;                                                       \
-            for (long j = 0; j < inner; j++) {                                   \
+            struct tally mine = {0};                                             \
+            for (long j = 0; j < (inner); j++) {                                 \
                 _Pragma(schedule_clause)                                         \
                 for (int i = 0; i < n; i++) {                                    \
                     delay(delay_iterations);                                     \
-                    mine++;                                                      \
+                    tally_add(&mine, i);                                         \
                 }                                                                \
             }                                                                    \
-            _Pragma("omp atomic")                                                \
-            counter += mine;                                                     \
+            tally_merge(&result, &mine);                                         \
         }                                                                        \
         return now_s() - t0;                                                     \
     } while (0)
 
 static double run_for_dynamic(long inner)
 {
-    RUN_SCHEDULED_LOOP(ran_dynamic, "omp for schedule(dynamic, 1)");
+    RUN_SCHEDULED_LOOP(ran_dynamic, "omp for schedule(dynamic, 1)", inner);
 }
 
 static double run_for_guided(long inner)
 {
-    RUN_SCHEDULED_LOOP(ran_guided, "omp for schedule(guided, 1)");
+    RUN_SCHEDULED_LOOP(ran_guided, "omp for schedule(guided, 1)", inner);
 }
 
 /* A construct's body ran as often as it should have; 0 if not (message). */
@@ -364,10 +400,23 @@ enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 
 static int check_counts(const char *name, long inner)
 {
-    long want = 0, got = 0;
+    const struct tally *loop = NULL;
+    long loop_n = 0; /* iterations of one of its loops */
     if (strcmp(name, "FOR") == 0)
-        want = inner * team_size, got = ran_for;
-    else if (strcmp(name, "SINGLE") == 0)
+        loop = &ran_for, loop_n = team_size;
+    else if (strcmp(name, "FOR_DYNAMIC") == 0)
+        loop = &ran_dynamic, loop_n = (long)team_size * SCHEDULE_ITERS_PER_THREAD;
+    else if (strcmp(name, "FOR_GUIDED") == 0)
+        loop = &ran_guided, loop_n = (long)team_size * SCHEDULE_ITERS_PER_THREAD;
+    if (loop != NULL && !tally_is(loop, inner, loop_n)) {
+        fprintf(stderr,
+                "overhead: %s ran %ld iterations (index sum %ld, sum of squares %ld); expected "
+                "%ld runs of iterations 0..%ld, each once (inner %ld, team %d)\n",
+                name, loop->n, loop->sum, loop->squares, inner, loop_n - 1, inner, team_size);
+        return 0;
+    }
+    long want = 0, got = 0;
+    if (strcmp(name, "SINGLE") == 0)
         want = inner, got = ran_single;
     else if (strcmp(name, "CRITICAL") == 0)
         want = inner * team_size, got = ran_critical;
@@ -377,12 +426,9 @@ static int check_counts(const char *name, long inner)
         want = inner * team_size, got = ran_lock;
     else if (strcmp(name, "ORDERED") == 0)
         want = inner * team_size, got = ran_ordered;
-    else if (strcmp(name, "FOR_DYNAMIC") == 0)
-        want = inner * team_size * SCHEDULE_ITERS_PER_THREAD, got = ran_dynamic;
-    else if (strcmp(name, "FOR_GUIDED") == 0)
-        want = inner * team_size * SCHEDULE_ITERS_PER_THREAD, got = ran_guided;
     if (ordered_out_of_turn != 0 && strcmp(name, "ORDERED") == 0) {
-        fprintf(stderr, "overhead: ORDERED: %ld ordered blocks ran out of iteration order\n",
+        fprintf(stderr, "overhead: ORDERED: %ld ordered blocks ran out of iteration order or "
+                        "while another ran\n",
                 ordered_out_of_turn);
         return 0;
     }

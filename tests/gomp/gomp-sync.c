@@ -6,6 +6,7 @@
  * omp_*_nest_lock), which both compilers call as is. */
 #include <omp.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gomp-check.h"
 
@@ -186,9 +187,11 @@ static void locks(int team)
             omp_set_nest_lock(&nest);
             omp_set_nest_lock(&nest); /* its owner takes it again */
             int depth = omp_test_nest_lock(&nest); /* the new nesting count */
+            omp_unset_nest_lock(&nest);
+            /* still held twice: a lock freed at the wrong depth lets
+             * another thread in here */
             long w = nested;
             nested = w + 1;
-            omp_unset_nest_lock(&nest);
             omp_unset_nest_lock(&nest);
             omp_unset_nest_lock(&nest);
             if (depth != 3) {
@@ -234,6 +237,45 @@ static void locks(int team)
     omp_unset_lock(&lock);
     EXPECT_EQ(omp_test_nest_lock(&nest), 1, "omp_test_nest_lock of a free lock");
     omp_unset_nest_lock(&nest);
+
+    /* Waiters that sleep: thread 0 holds both locks longer than any wait
+     * spins (2 ms by default), so the others block in the kernel and only
+     * the unlocks' wake-ups let them in. */
+    enum { SLEEP_ROUNDS = 10, HOLD_US = 5000 };
+    long after_sleep = 0, after_sleep_nest = 0;
+    PRAGMA(omp parallel)
+    {
+        int me = omp_get_thread_num();
+        for (int r = 0; r < 2 * SLEEP_ROUNDS; r++) {
+            int nestable = r % 2; /* one lock at a time, so each is waited for */
+            if (me == 0) {
+                if (nestable)
+                    omp_set_nest_lock(&nest);
+                else
+                    omp_set_lock(&lock);
+            }
+            PRAGMA(omp barrier)
+            if (me == 0) {
+                usleep(HOLD_US);
+                if (nestable)
+                    omp_unset_nest_lock(&nest);
+                else
+                    omp_unset_lock(&lock);
+            } else if (nestable) {
+                omp_set_nest_lock(&nest);
+                after_sleep_nest++;
+                omp_unset_nest_lock(&nest);
+            } else {
+                omp_set_lock(&lock);
+                after_sleep++;
+                omp_unset_lock(&lock);
+            }
+            PRAGMA(omp barrier)
+        }
+    }
+    EXPECT_EQ(after_sleep, (long)SLEEP_ROUNDS * (team - 1), "omp_set_lock after sleeping");
+    EXPECT_EQ(after_sleep_nest, (long)SLEEP_ROUNDS * (team - 1),
+              "omp_set_nest_lock after sleeping");
     omp_destroy_lock(&lock);
     omp_destroy_nest_lock(&nest);
 }
