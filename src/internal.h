@@ -384,12 +384,8 @@ void bp_loops_reset(void);
 int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
                     uint64_t *first, uint64_t *block_last, int *is_last);
 
-/* Iterations of 0..last that thread tid of nth runs under the static
- * schedule (chunk 0: one block each); 0 for 2^64. */
-uint64_t bp_static_count(uint64_t last, uint64_t chunk, int tid, int nth);
-
 /* The typed loop bounds of __kmpc_for_static_init_*, for thread tid of nth;
- * returns the thread's iteration count (bp_static_count). */
+ * returns the thread's iteration count. */
 #define BP_STATIC_INIT_DECL(sfx, T, ST)                                          \
     uint64_t bp_for_static_init_##sfx(const char *who, int tid, int nth,       \
                                   int32_t schedtype, int32_t *plastiter,       \

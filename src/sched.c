@@ -54,14 +54,10 @@ int bp_static_split(uint64_t last, uint64_t chunk, int tid, int nth,
     return 1;
 }
 
-uint64_t bp_static_count(uint64_t last, uint64_t chunk, int tid, int nth)
+/* Iterations of 0..last that thread tid of nth runs in chunks of `chunk`
+ * (> 0) dealt round-robin. */
+static uint64_t chunked_count(uint64_t last, uint64_t chunk, int tid, int nth)
 {
-    uint64_t first, block_last;
-    int is_last;
-    if (chunk == 0)
-        return bp_static_split(last, 0, tid, nth, &first, &block_last, &is_last)
-                   ? block_last - first + 1
-                   : 0;
     uint64_t t = (uint64_t)tid, n = (uint64_t)nth, last_chunk = last / chunk;
     if (t > last_chunk)
         return 0;
@@ -143,7 +139,10 @@ uint64_t bp_static_count(uint64_t last, uint64_t chunk, int tid, int nth)
         /* end (libomp gives the trip count; neither clang nor MLIR reads it) */ \
         *pstride = chunked ? (ST)((UT)c * (UT)nth * (UT)incr)                   \
                            : (ST)((UT)span + (UT)incr);                         \
-        return has ? bp_static_count(last, c, tid, nth) : 0;                    \
+        if (!has)                                                               \
+            return 0;                                                           \
+        /* a block is its own count; chunks are counted only when chunked */  \
+        return c == 0 ? block_last - first + 1 : chunked_count(last, c, tid, nth); \
     }
 
 BP_STATIC_INIT_DEF(4, int32_t, uint32_t, int32_t, INT32_MIN, INT32_MAX)
