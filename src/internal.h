@@ -59,7 +59,7 @@ void bp_flag_set(struct bp_flag *f, uint32_t value);
  * the value (release); after them all, the caller issues one seq_cst fence
  * and calls wake_sleepers on each flag. */
 void bp_flag_publish(struct bp_flag *f, uint32_t value);
-int bp_flag_wake_sleepers(struct bp_flag *f); /* 1 if someone slept */
+void bp_flag_wake_sleepers(struct bp_flag *f);
 
 /* In the child of fork(): make the portable futex (prim.h) usable again. */
 void bp_wait_fork_child(void);

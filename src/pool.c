@@ -729,7 +729,8 @@ static void barrier_wait(struct bp_thread *t)
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
         bp_flag_wait_reached(&pool.rounds[from * pool.nrounds + k].flag, e);
-    }}
+    }
+}
 
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
 static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))

@@ -179,33 +179,30 @@ void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0);
 
 void bp_flag_wait_reached(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 1); }
 
-void bp_flag_set(struct bp_flag *f, uint32_t value)
-{
-    /* seq_cst store then seq_cst load: the Dekker pair with the waiter */
-    atomic_store_explicit(&f->value, value, memory_order_seq_cst);
-    if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) != 0) {
-        bp_futex_wake(&f->value, 0x7fffffff);
-        if (bp_profiling)
-            stat_inc(&wait_stats()->wakes);
-    }
-}
-
 void bp_flag_publish(struct bp_flag *f, uint32_t value)
 {
     /* release: the caller's writes before it reach the waiters */
     atomic_store_explicit(&f->value, value, memory_order_release);
 }
 
-int bp_flag_wake_sleepers(struct bp_flag *f)
+/* The setter's half of the Dekker pair, after its seq_cst store or fence:
+ * wake the sleepers, if any. Inline: it is on the path of every barrier. */
+static inline void wake_sleepers(struct bp_flag *f)
 {
-    /* seq_cst after the caller's seq_cst fence: the setter's half of the
-     * Dekker pair, split so that many stores share one fence */
     if (atomic_load_explicit(&f->sleepers, memory_order_seq_cst) == 0)
-        return 0;
+        return;
     bp_futex_wake(&f->value, 0x7fffffff);
     if (bp_profiling)
         stat_inc(&wait_stats()->wakes);
-    return 1;
+}
+
+void bp_flag_wake_sleepers(struct bp_flag *f) { wake_sleepers(f); }
+
+void bp_flag_set(struct bp_flag *f, uint32_t value)
+{
+    /* seq_cst store then seq_cst load: the Dekker pair with the waiter */
+    atomic_store_explicit(&f->value, value, memory_order_seq_cst);
+    wake_sleepers(f);
 }
 
 /* The lock word: 0 free, 1 held, 2 held and a thread may sleep on it
