@@ -271,6 +271,19 @@ static struct bp_profile_totals totals_of(const struct table *t)
     return tot;
 }
 
+/* The report's part for table t (phase name, or NULL for the whole run,
+ * which alone carries the threads' waits); 0, or -1 when out of memory. */
+static int part_of(struct bp_report_part *p, const char *name, const struct table *t,
+                   const struct bp_wait_stats *waits)
+{
+    p->name = name;
+    p->tot = totals_of(t);
+    p->rows = rows_of(t, &p->nrows);
+    p->max_threads = prof.max_threads;
+    p->waits = waits;
+    return p->rows != NULL ? 0 : -1;
+}
+
 /* Write the report of everything recorded: text to out, JSON to json_path
  * (when not NULL). 0, or -ENOMEM. */
 static int report(FILE *out, const char *json_path)
@@ -283,20 +296,9 @@ static int report(FILE *out, const char *json_path)
         return -ENOMEM;
     }
     bp_pool_wait_stats(waits, prof.max_threads);
-    for (int i = 0; i <= prof.nphases; i++) {
-        parts[i].max_threads = prof.max_threads;
-        parts[i].waits = i == 0 ? waits : NULL;
-    }
-    parts[n].name = NULL;
-    parts[n].tot = totals_of(&prof.all);
-    parts[n].rows = rows_of(&prof.all, &parts[n].nrows);
-    err |= parts[n++].rows == NULL;
-    for (int i = 0; i < prof.nphases; i++) {
-        parts[n].name = prof.names[i];
-        parts[n].tot = totals_of(&prof.phases[i]);
-        parts[n].rows = rows_of(&prof.phases[i], &parts[n].nrows);
-        err |= parts[n++].rows == NULL;
-    }
+    err |= part_of(&parts[n++], NULL, &prof.all, waits);
+    for (int i = 0; i < prof.nphases; i++)
+        err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL);
     if (!err)
         bp_report_write(out, json_path, parts, (size_t)n);
     for (int i = 0; i < n; i++)
