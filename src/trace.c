@@ -95,16 +95,24 @@ void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start
     r->count++;
 }
 
+/* The events a ring still holds: its last min(count, cap), from index
+ * count - kept on (modulo cap). */
+static uint64_t kept_of(const struct bp_trace_ring *r)
+{
+    return r->count < tr.cap ? r->count : tr.cap;
+}
+
 /* Names of region functions, looked up once each while writing. */
+enum { NAME_CACHE = 1024 };
 struct name_cache {
-    const void *fn[1024];
-    char *name[1024];
+    const void *fn[NAME_CACHE];
+    char *name[NAME_CACHE];
 };
 
 static const char *name_of(struct name_cache *c, const void *fn)
 {
-    size_t i = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % 1024;
-    for (size_t k = 0; k < 1024; k++, i = (i + 1) % 1024) {
+    size_t i = (size_t)(((uintptr_t)fn >> 4) * 0x9e3779b97f4a7c15u) % NAME_CACHE;
+    for (size_t k = 0; k < NAME_CACHE; k++, i = (i + 1) % NAME_CACHE) {
         if (c->fn[i] == fn)
             return c->name[i];
         if (c->fn[i] == NULL) {
@@ -116,7 +124,7 @@ static const char *name_of(struct name_cache *c, const void *fn)
             return c->name[i] ? c->name[i] : "?";
         }
     }
-    return "region"; /* more than 1024 functions: the rest go unnamed */
+    return "region"; /* more than NAME_CACHE functions: the rest go unnamed */
 }
 
 static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cache *names,
@@ -135,9 +143,7 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
                "\"args\": {\"sort_index\": %d}}",
             pid, r->tid, r->pool_id);
     *first = 0;
-    uint64_t n = r->count < tr.cap ? r->count : tr.cap;
-    uint64_t from = r->count - n;
-    for (uint64_t k = from; k < r->count; k++) {
+    for (uint64_t k = r->count - kept_of(r); k < r->count; k++) {
         const struct event *e = &r->ev[k % tr.cap];
         int64_t ts = e->start_ns - origin, dur = e->end_ns - e->start_ns;
         if (ts < 0)
@@ -169,7 +175,7 @@ void bp_trace_write(const char *path)
     uint64_t dropped = 0, kept = 0;
     int threads = 0;
     for (struct bp_trace_ring *r = rings; r != NULL; r = r->next) {
-        uint64_t n = r->count < tr.cap ? r->count : tr.cap;
+        uint64_t n = kept_of(r);
         for (uint64_t k = r->count - n; k < r->count; k++)
             if (r->ev[k % tr.cap].start_ns < origin)
                 origin = r->ev[k % tr.cap].start_ns;
@@ -207,7 +213,7 @@ void bp_trace_write(const char *path)
     else if (dropped > 0)
         bp_warn("trace: %" PRIu64 " older events dropped (BUDDY_THREAD_POOL_TRACE_EVENTS=%zu "
                 "per thread); '%s' holds the last %" PRIu64, dropped, tr.cap, path, kept);
-    for (size_t i = 0; i < 1024; i++)
+    for (size_t i = 0; i < NAME_CACHE; i++)
         free(names->name[i]);
     free(names);
 }
