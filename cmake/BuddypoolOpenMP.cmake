@@ -71,9 +71,9 @@ endfunction()
 
 # bp_openmp_runtime_tests(<name> PEER libomp|libgomp OBJECTS obj... [LIBS lib...])
 # Links the objects twice, as <name>-buddypool and <name>-<peer> (the peer
-# validates the test itself), and runs each at 1, 2 and 4 threads; 4
-# oversubscribes a 2-CPU machine, which buddypool allows only when asked.
-# The buddypool program gets the argument `buddypool` (tests that call an
+# validates the test itself), and runs each at 1, 2 and 4 threads
+# (OMP_NUM_THREADS); 4 oversubscribes a 2-CPU machine, and buddypool, like the
+# peers, gives the team asked for. The buddypool program gets the argument `buddypool` (tests that call an
 # ABI directly read it).
 function(bp_openmp_runtime_tests name)
   cmake_parse_arguments(A "" "PEER" "OBJECTS;LIBS" ${ARGN})
@@ -82,13 +82,31 @@ function(bp_openmp_runtime_tests name)
   foreach(n 1 2 4)
     add_test(NAME ${name}-buddypool-${n} COMMAND ${name}-buddypool buddypool)
     add_test(NAME ${name}-${A_PEER}-${n} COMMAND ${name}-${A_PEER})
-    set(env OMP_NUM_THREADS=${n})
-    if(n GREATER 2)
-      list(APPEND env BUDDY_THREAD_POOL_OVERSUBSCRIBE=1 BUDDY_THREAD_POOL_THREADS=${n})
-    endif()
-    set_tests_properties(${name}-buddypool-${n} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 120)
+    set_tests_properties(${name}-buddypool-${n} PROPERTIES
+      ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 120)
     set_tests_properties(${name}-${A_PEER}-${n} PROPERTIES
       ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 120)
+  endforeach()
+endfunction()
+
+# bp_openmp_env_tests(<name> PEER libomp|libgomp)
+# The programs of bp_openmp_runtime_tests(<name>) again under the
+# environments that ICV tests read: a nested OMP_NUM_THREADS list, and
+# OMP_SCHEDULE values with and without modifiers.
+function(bp_openmp_env_tests name)
+  cmake_parse_arguments(A "" "PEER" "" ${ARGN})
+  set(envs "list|OMP_NUM_THREADS=3,2" "list-wide|OMP_NUM_THREADS=2,4"
+    "sched-monotonic|OMP_NUM_THREADS=2|OMP_SCHEDULE=monotonic:guided,7"
+    "sched-nonmonotonic|OMP_NUM_THREADS=2|OMP_SCHEDULE=nonmonotonic:dynamic,4"
+    "sched-guided|OMP_NUM_THREADS=2|OMP_SCHEDULE=guided")
+  foreach(e IN LISTS envs)
+    string(REPLACE "|" ";" parts "${e}")
+    list(GET parts 0 tag)
+    list(SUBLIST parts 1 -1 env)
+    add_test(NAME ${name}-buddypool-${tag} COMMAND ${name}-buddypool buddypool)
+    add_test(NAME ${name}-${A_PEER}-${tag} COMMAND ${name}-${A_PEER})
+    set_tests_properties(${name}-buddypool-${tag} ${name}-${A_PEER}-${tag} PROPERTIES
+      ENVIRONMENT "${env}" TIMEOUT 120)
   endforeach()
 endfunction()
 

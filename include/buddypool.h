@@ -29,8 +29,9 @@ typedef void (*buddypool_range_fn)(int64_t begin, int64_t end, void *ctx);
 
 /* Run fn on a team of threads and return when every thread has returned.
  * team_size: threads wanted, or 0 for the default (OMP_NUM_THREADS, else one
- * per allowed CPU); the team is smaller when the pool may not have that many
- * (BUDDY_THREAD_POOL_THREADS, the CPUs the process may run on).
+ * per allowed CPU). A size beyond the CPUs is honoured (the extra threads
+ * share CPUs and wait politely); the team is smaller only where a limit
+ * says so (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT, 4096 threads).
  * Returns 0, or -EINVAL when fn is NULL or team_size is negative. */
 int buddypool_parallel(int team_size, buddypool_region_fn fn, void *ctx);
 
@@ -51,8 +52,9 @@ int buddypool_thread_num(void);
 /* The size of the calling thread's team (1 outside a region). */
 int buddypool_team_size(void);
 
-/* The most threads a team can have: CPUs the process may run on, lowered by
- * BUDDY_THREAD_POOL_THREADS. Starts no thread. */
+/* The size of a default team: one thread per CPU the process may run on,
+ * lowered by BUDDY_THREAD_POOL_THREADS and OMP_THREAD_LIMIT. Starts no
+ * thread. */
 int buddypool_max_threads(void);
 
 /* ---- profiling (BUDDY_THREAD_POOL_PROFILE=1) ----------------------------

@@ -64,4 +64,4 @@ BP_API int buddypool_thread_num(void) { return bp_self()->tid; }
 
 BP_API int buddypool_team_size(void) { return bp_self()->team_size; }
 
-BP_API int buddypool_max_threads(void) { return bp_max_team(); }
+BP_API int buddypool_max_threads(void) { return bp_default_team(); }

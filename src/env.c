@@ -22,7 +22,7 @@ struct bp_config bp_config = {
     .pin = 1,
     .profile_slots = 4096,
     .trace_events = 65536,
-    .run_sched = BP_OMP_STATIC,
+    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1},
 };
 
 void bp_warn(const char *fmt, ...)
@@ -75,14 +75,15 @@ static void load_threads(const char *name, int *out, const char *instead)
         bp_warn("%s='%s' is not a positive integer; %s", name, s, instead);
 }
 
-/* OMP_NUM_THREADS may be a list for nested levels; nested regions run serially
- * here, so only the first entry counts, but every entry must be valid. */
+/* OMP_NUM_THREADS: a count, or a list of them, one per nesting level: the
+ * initial task's nthreads-var is the first, the tasks of a level-k region
+ * get entry k (the last one holds for deeper levels). */
 static void load_num_threads(void)
 {
     const char *s = getenv("OMP_NUM_THREADS");
     if (s == NULL)
         return;
-    int first = 0;
+    int list[BP_NTHREADS_LEVELS], n_list = 0;
     const char *p = s;
     for (;;) {
         char entry[32];
@@ -94,16 +95,77 @@ static void load_num_threads(void)
         entry[n] = '\0';
         if (parse_int(entry, 1, INT_MAX, &v) != 0)
             break;
-        if (first == 0)
-            first = (int)v;
+        if (n_list < BP_NTHREADS_LEVELS)
+            list[n_list++] = (int)v;
         if (p[n] == '\0') {
-            bp_config.default_threads = first;
+            memcpy(bp_config.nthreads_list, list, sizeof(int) * (size_t)n_list);
+            bp_config.nthreads_levels = n_list;
+            bp_config.icv.nthreads = list[0];
             return;
         }
         p += n + 1;
     }
     bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or a list of them); "
             "using one thread per allowed CPU", s);
+}
+
+/* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
+static int load_bool(const char *name)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n == 4 && strncasecmp(s, "true", 4) == 0)
+        return 1;
+    if (n == 5 && strncasecmp(s, "false", 5) == 0)
+        return 0;
+    bp_warn("%s='%s' is neither true nor false; ignoring it", name, getenv(name));
+    return -1;
+}
+
+/* OMP_MAX_ACTIVE_LEVELS, and the older OMP_NESTED: at most one level is
+ * active here, so any count from 1 up means 1 (OpenMP: a request beyond the
+ * supported levels sets the supported number). */
+static void load_nesting(void)
+{
+    (void)load_bool("OMP_NESTED"); /* checked; true or false, one level is active */
+    const char *s = getenv("OMP_MAX_ACTIVE_LEVELS");
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, 0, INT_MAX, &v) == 0)
+        bp_config.icv.max_active_levels = v > 0 ? 1 : 0;
+    else
+        bp_warn("OMP_MAX_ACTIVE_LEVELS='%s' is not a non-negative integer; using 1", s);
+}
+
+static void load_misc_icvs(void)
+{
+    int dynamic = load_bool("OMP_DYNAMIC");
+    if (dynamic >= 0)
+        bp_config.icv.dynamic = dynamic;
+    const char *s = getenv("OMP_MAX_TASK_PRIORITY");
+    long long v;
+    if (s != NULL) {
+        if (parse_int(s, 0, INT_MAX, &v) == 0)
+            bp_config.max_task_priority = (int)v;
+        else
+            bp_warn("OMP_MAX_TASK_PRIORITY='%s' is not a non-negative integer; using 0", s);
+    }
+    s = getenv("OMP_DISPLAY_ENV");
+    if (s != NULL) {
+        if (strcasecmp(s, "true") == 0)
+            bp_config.display_env = 1;
+        else if (strcasecmp(s, "verbose") == 0)
+            bp_config.display_env = 2;
+        else if (strcasecmp(s, "false") != 0)
+            bp_warn("OMP_DISPLAY_ENV='%s' is not true, false or verbose; using false", s);
+    }
 }
 
 /* OMP_STACKSIZE: a size with an optional B, K, M or G suffix; no suffix means
@@ -220,11 +282,15 @@ static void load_schedule(void)
     while (isspace((unsigned char)*p))
         p++;
     const char *colon = strchr(p, ':');
+    int monotonic = 0;
     if (colon != NULL) {
         size_t n = (size_t)(colon - p);
-        if ((n == 9 && strncasecmp(p, "monotonic", 9) == 0) ||
-            (n == 12 && strncasecmp(p, "nonmonotonic", 12) == 0))
+        if (n == 9 && strncasecmp(p, "monotonic", 9) == 0) {
+            monotonic = BP_OMP_MONOTONIC;
             p = colon + 1;
+        } else if (n == 12 && strncasecmp(p, "nonmonotonic", 12) == 0) {
+            p = colon + 1;
+        }
     }
     size_t n = strcspn(p, ", \t");
     int kind = 0;
@@ -241,11 +307,11 @@ static void load_schedule(void)
     else if (ok)
         ok = *p == '\0';
     if (ok) {
-        bp_config.run_sched = kind;
-        bp_config.run_chunk = chunk;
+        bp_config.icv.run_sched = kind | monotonic;
+        bp_config.icv.run_chunk = chunk;
     } else {
-        bp_warn("OMP_SCHEDULE='%s' is not static, dynamic, guided or auto with an optional "
-                "positive chunk; using static", s);
+        bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided "
+                "or auto with an optional positive chunk; using static", s);
     }
 }
 
@@ -305,6 +371,8 @@ static void load_all(void)
         limit = omp_limit;
     bp_config.thread_limit = limit;
     load_num_threads();
+    load_nesting();
+    load_misc_icvs();
     load_stacksize();
     load_wait_policy();
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */

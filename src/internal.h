@@ -41,9 +41,13 @@ extern struct bp_wait_stats bp_caller_wait_stats;
 void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from);
 void bp_wait_stats_clear(struct bp_wait_stats *w);
 
-/* Set while the pool has more threads than allowed CPUs: waiters then yield
- * from the start, since the thread they wait for may need their CPU. */
+/* Set while the running team has more threads than allowed CPUs: waiters
+ * then yield from the start, since the thread they wait for may need their
+ * CPU. */
 extern _Atomic int bp_oversubscribed;
+/* The calling thread always waits politely (yields from the start), set for
+ * a worker that shares its CPU with another pool thread. */
+void bp_wait_set_polite(int polite);
 
 /* Wait until f->value == target (acquire): spin with the pause hint, yield
  * after a while (at once when oversubscribed), sleep on the futex after
@@ -81,21 +85,46 @@ int bp_lock_backoff(struct bp_lock_backoff *b);
 
 /* ---- env.c ------------------------------------------------------------- */
 
+/* omp_sched_t values of the runtime schedule ICV (omp_set_schedule), and
+ * the modifier bit it may carry. */
+enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
+#define BP_OMP_MONOTONIC ((int)0x80000000u)
+
+/* The ICVs of an implicit task (the OpenMP data environment). The implicit
+ * tasks of a region start with a copy of the forking task's (nthreads from
+ * the next entry of the OMP_NUM_THREADS list, where it has one); a change
+ * stays in the task that makes it. A thread that is in no region of the pool
+ * runs the initial task of its own, with the values the environment gives. */
+struct bp_icv {
+    int nthreads;          /* nthreads-var; 0: the default team */
+    int run_sched;         /* run-sched-var: BP_OMP_*, maybe | BP_OMP_MONOTONIC */
+    int64_t run_chunk;     /* its chunk; 0: the schedule's default */
+    int dynamic;           /* dyn-var: teams no larger than the allowed CPUs */
+    int max_active_levels; /* max-active-levels-var */
+};
+
+/* Most threads the pool ever has, whatever is asked. */
+#define BP_MAX_THREADS 4096
+/* Entries of OMP_NUM_THREADS kept (one per nesting level). */
+#define BP_NTHREADS_LEVELS 16
+
 struct bp_config {
     int thread_limit;      /* BUDDY_THREAD_POOL_THREADS / OMP_THREAD_LIMIT; 0 = none */
-    int default_threads;   /* OMP_NUM_THREADS; 0 = as many as the pool may have */
+    struct bp_icv icv;     /* the initial task's ICVs, from OMP_* */
+    int nthreads_levels;   /* entries of the OMP_NUM_THREADS list (0: unset) */
+    int nthreads_list[BP_NTHREADS_LEVELS]; /* nthreads-var of level i's tasks */
+    int max_task_priority; /* OMP_MAX_TASK_PRIORITY */
+    int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
     int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind */
-    int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: test-only */
+    int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: the default team is the limit */
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
     const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
     const char *trace_out; /* BUDDY_THREAD_POOL_TRACE, or NULL */
     int trace_events;      /* BUDDY_THREAD_POOL_TRACE_EVENTS: ring size per thread */
-    int run_sched;         /* OMP_SCHEDULE: BP_OMP_*, static by default */
-    int64_t run_chunk;     /* OMP_SCHEDULE's chunk; 0: the default */
 };
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
@@ -112,8 +141,6 @@ typedef void (*bp_run_fn)(int tid, void *ctx);
 
 /* Loop schedules of the worksharing engine (loop.c). */
 enum { BP_LOOP_STATIC = 1, BP_LOOP_DYNAMIC = 2, BP_LOOP_GUIDED = 3 };
-/* omp_sched_t values of the runtime schedule ICV (omp_set_schedule). */
-enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
 
 /* A thread's part in the worksharing loop it is in (loop.c). */
 struct bp_loop {
@@ -142,15 +169,20 @@ struct bp_thread {
                            * hold its low 32 bits (a worker knows only those) */
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
-    int nthreads_icv;     /* omp_set_num_threads; 0 = default */
+    struct bp_icv icv;    /* the ICVs of the implicit task the thread runs */
+    int icv_ready;        /* icv is set (else the initial values: bp_icv) */
+    int team_sched;       /* the runtime schedule of the team's loops, fixed at */
+    int64_t team_chunk;   /* the fork from the forking task's run-sched-var */
+    uint32_t task_id;     /* the implicit task as a nestable lock's owner; 0: none yet */
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     uint32_t singles;     /* single constructs met in the current region */
     uint32_t constructs;  /* worksharing loops and sections met in the region */
     struct bp_loop loop;  /* the worksharing loop this thread is in */
-    int outer_tid, outer_team; /* tid and team size at level 1 */
-    int run_sched;        /* the runtime schedule (BP_OMP_*; 0: unset) */
-    int64_t run_chunk;    /* and its chunk (0: default) */
+    /* The one active region among the thread's enclosing regions (at most
+     * one is: see bp_fork): its level (0: none), the thread's number in it
+     * and its team size. Every other enclosing level is a team of one. */
+    int act_level, act_tid, act_team;
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int slept;            /* profiling: a wait of this thread went to sleep */
     int pool_id;          /* worker number; 0 for a thread that forks regions */
@@ -162,6 +194,14 @@ struct bp_thread {
 };
 struct bp_thread *bp_self(void);
 int bp_gtid(struct bp_thread *t);
+void bp_icv_init(struct bp_thread *t);
+/* The ICVs of t's current implicit task. */
+static inline struct bp_icv *bp_icv(struct bp_thread *t)
+{
+    if (__builtin_expect(!t->icv_ready, 0))
+        bp_icv_init(t);
+    return &t->icv;
+}
 
 /* The parts of a thread's state that belong to its current team: a nested
  * region saves them and gives them back. */
@@ -170,12 +210,18 @@ struct team_state {
     uint64_t epoch;
     uint32_t singles, constructs;
     struct bp_loop loop;
+    struct bp_icv icv;
+    int team_sched;
+    int64_t team_chunk;
+    uint32_t task_id;
+    int act_level, act_tid, act_team;
 };
 
 /* A region between bp_fork_begin and bp_fork_end, on the caller's stack. */
 struct bp_fork_frame {
     int team_size;          /* 1: the region runs on the caller alone */
-    int locked;             /* holds fork_lock (a team, or a profiled region) */
+    int locked;             /* took fork_lock (a team, or a profiled region) */
+    int outermost;          /* forked outside any region: the profile times it */
     const void *fn;
     struct team_state saved;
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
@@ -207,8 +253,17 @@ void bp_fork_end(struct bp_fork_frame *f);
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
 /* Team size a region forked now by t would get, before the pool's cap. */
 int bp_requested_threads(struct bp_thread *t);
-/* Most threads a team can have (allowed CPUs, lowered by the limits). */
+/* Most threads a team can have: the limits (BUDDY_THREAD_POOL_THREADS,
+ * OMP_THREAD_LIMIT), else BP_MAX_THREADS. */
 int bp_max_team(void);
+/* The team a region gets when nothing asks for a size: one thread per
+ * allowed CPU, lowered by the limits. */
+int bp_default_team(void);
+/* CPUs the process may run on, as the pool found them at start-up. */
+int bp_pool_cpus(void);
+/* The max-active-levels-var that takes effect: buddypool runs at most one
+ * active level (nested regions inside an active one get one thread). */
+int bp_active_levels(const struct bp_icv *icv);
 /* Take and give back the lock that orders regions (fork_lock), from outside
  * any region: the profile API uses it to change the profile between
  * regions. bp_pool_lock starts the pool's configuration first. */
@@ -311,7 +366,8 @@ struct bp_profile_row {
     uint64_t calls;
     int64_t wall_ns, gap_before_ns, gap_after_ns, wait_ns, wait_t0_ns;
     uint64_t barriers;
-    struct bp_thread_stats *per_thread; /* max_threads entries, or NULL */
+    struct bp_thread_stats *per_thread; /* per_thread_n entries, or NULL */
+    int per_thread_n;                   /* threads of the largest team seen */
     uint32_t *wall_hist;                /* BP_WALL_BUCKETS counts, or NULL */
 };
 /* The wall-time bucket of ns, and the middle of a bucket. */

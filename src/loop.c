@@ -63,10 +63,12 @@ void bp_loops_reset(void)
 
 void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk)
 {
-    int kind = t->run_sched ? t->run_sched : bp_config.run_sched;
-    int64_t c = t->run_sched ? t->run_chunk : bp_config.run_chunk;
+    /* In a region, the schedule the team was forked with; outside any, the
+     * initial task's own. */
+    int kind = t->level > 0 ? t->team_sched : bp_icv(t)->run_sched;
+    int64_t c = t->level > 0 ? t->team_chunk : bp_icv(t)->run_chunk;
     *chunk = c > 0 ? (uint64_t)c : 0;
-    switch (kind) {
+    switch (kind & ~BP_OMP_MONOTONIC) {
     case BP_OMP_DYNAMIC:
         *sched = BP_LOOP_DYNAMIC;
         break;

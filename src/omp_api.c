@@ -10,13 +10,19 @@ BP_API int omp_get_thread_num(void) { return bp_self()->tid; }
 
 BP_API int omp_get_num_threads(void) { return bp_self()->team_size; }
 
-/* The team size a region without num_threads would get from the calling
- * thread's settings (nested regions run on one thread, but like libomp the
+/* nthreads-var of the calling task, as the team a region without
+ * num_threads would ask for; at most the limits (a region nested in an
+ * active one still runs on one thread, and as in libgomp and libomp the
  * answer does not say so). */
 BP_API int omp_get_max_threads(void)
 {
-    int n = bp_requested_threads(bp_self());
+    struct bp_thread *t = bp_self();
+    int n = bp_icv(t)->nthreads;
+    if (n <= 0)
+        n = bp_default_team();
     int max = bp_max_team();
+    if (bp_icv(t)->dynamic && max > bp_default_team())
+        max = bp_default_team();
     return n < max ? n : max;
 }
 
@@ -27,7 +33,7 @@ BP_API void omp_set_num_threads(int num_threads)
                 num_threads);
         return;
     }
-    bp_self()->nthreads_icv = num_threads;
+    bp_icv(bp_self())->nthreads = num_threads;
 }
 
 BP_API int omp_in_parallel(void) { return bp_self()->active_level > 0; }
@@ -47,7 +53,8 @@ BP_API int omp_get_level(void) { return bp_self()->level; }
 
 BP_API int omp_get_active_level(void) { return bp_self()->active_level; }
 
-/* Nested regions run on one thread: every level but 1 is a team of one. */
+/* Of a thread's enclosing regions at most one is active (act_level); every
+ * other level is a team of one, in which the thread is number 0. */
 BP_API int omp_get_ancestor_thread_num(int level)
 {
     struct bp_thread *t = bp_self();
@@ -55,7 +62,7 @@ BP_API int omp_get_ancestor_thread_num(int level)
         return -1;
     if (level == t->level)
         return t->tid;
-    return level == 1 ? t->outer_tid : 0;
+    return level == t->act_level ? t->act_tid : 0;
 }
 
 BP_API int omp_get_team_size(int level)
@@ -65,31 +72,32 @@ BP_API int omp_get_team_size(int level)
         return -1;
     if (level == t->level)
         return t->team_size;
-    return level == 1 ? t->outer_team : 1;
+    return level == t->act_level ? t->act_team : 1;
 }
 
+/* thread-limit-var: the limit set (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
+ * else the most threads the pool ever starts. */
 BP_API int omp_get_thread_limit(void) { return bp_max_team(); }
 
-/* dyn-var: the pool never gives fewer threads to balance load, so there is
- * nothing to turn on; the setting is kept and reported. */
-static _Atomic int dynamic_var;
+/* dyn-var, of the calling task: when true, a team is no larger than the
+ * allowed CPUs (libgomp and libomp shrink such teams too). */
+BP_API void omp_set_dynamic(int dynamic) { bp_icv(bp_self())->dynamic = dynamic != 0; }
 
-BP_API void omp_set_dynamic(int dynamic)
-{
-    atomic_store_explicit(&dynamic_var, dynamic != 0, memory_order_relaxed);
-}
+BP_API int omp_get_dynamic(void) { return bp_icv(bp_self())->dynamic; }
 
-BP_API int omp_get_dynamic(void) { return atomic_load_explicit(&dynamic_var, memory_order_relaxed); }
-
-/* Nested regions always run on one thread: at most one active level. */
+/* max-active-levels-var, of the calling task. One level is supported: a
+ * request for more sets 1, as OpenMP says; 0 makes every region inactive. */
 BP_API void omp_set_max_active_levels(int levels)
 {
-    if (levels < 0)
+    if (levels < 0) {
         bp_warn("omp_set_max_active_levels(%d): the count must not be negative; ignored",
                 levels);
+        return;
+    }
+    bp_icv(bp_self())->max_active_levels = levels > 0 ? 1 : 0;
 }
 
-BP_API int omp_get_max_active_levels(void) { return 1; }
+BP_API int omp_get_max_active_levels(void) { return bp_icv(bp_self())->max_active_levels; }
 
 BP_API int omp_get_supported_active_levels(void) { return 1; }
 
@@ -101,25 +109,27 @@ typedef enum omp_sched_t {
     omp_sched_monotonic = (int)0x80000000u,
 } omp_sched_t;
 
+/* run-sched-var of the calling task, the monotonic modifier kept. A chunk
+ * below 1 means the default (0 for static, as libgomp and libomp give it
+ * back; 1 for the others). */
 BP_API void omp_set_schedule(omp_sched_t kind, int chunk)
 {
-    int k = (int)((unsigned)kind & 0x7fffffffu); /* the monotonic bit changes nothing */
+    int k = (int)((unsigned)kind & ~(unsigned)omp_sched_monotonic);
     if (k < omp_sched_static || k > omp_sched_auto) {
         bp_warn("omp_set_schedule(%d, %d): unknown schedule kind; ignored", (int)kind, chunk);
         return;
     }
-    struct bp_thread *t = bp_self();
-    t->run_sched = k;
-    t->run_chunk = chunk > 0 ? chunk : 0;
+    struct bp_icv *icv = bp_icv(bp_self());
+    icv->run_sched = (int)kind;
+    icv->run_chunk = chunk > 0 ? chunk : 0;
 }
 
 BP_API void omp_get_schedule(omp_sched_t *kind, int *chunk)
 {
-    struct bp_thread *t = bp_self();
-    int k = t->run_sched ? t->run_sched : bp_config.run_sched;
-    int64_t c = t->run_sched ? t->run_chunk : bp_config.run_chunk;
-    *kind = (omp_sched_t)k;
-    *chunk = c > 0 ? (int)c : (k == omp_sched_static || k == omp_sched_auto ? 0 : 1);
+    const struct bp_icv *icv = bp_icv(bp_self());
+    int k = icv->run_sched & ~omp_sched_monotonic;
+    *kind = (omp_sched_t)icv->run_sched;
+    *chunk = icv->run_chunk > 0 ? (int)icv->run_chunk : (k == omp_sched_static ? 0 : 1);
 }
 
 BP_API double omp_get_wtick(void)
@@ -149,8 +159,8 @@ BP_API omp_proc_bind_t omp_get_proc_bind(void)
  * A simple lock is one 32-bit word (bp_lock), so it fits gcc's 4-byte
  * omp_lock_t as well as libomp's pointer-sized one. A nestable lock is two
  * words, fitting libomp's 8-byte omp_nest_lock_t and gcc's 16 bytes:
- *   owner: 0 free, else the owner's gtid + 1, with bit 31 set while a
- *          thread may sleep on it;
+ *   owner: 0 free, else the owning task's number (nest_id), with bit 31
+ *          set while a thread may sleep on it;
  *   count: how many times the owner holds it. */
 typedef struct {
     _Atomic uint32_t word;
@@ -196,7 +206,22 @@ BP_API void omp_init_nest_lock_with_hint(void *lock, int hint)
 
 BP_API void omp_destroy_nest_lock(void *lock) { (void)lock; }
 
-static uint32_t nest_id(void) { return ((uint32_t)bp_gtid(bp_self()) + 1) & ~WAITERS; }
+/* A nestable lock is owned by a task, as OpenMP says (and libgomp does):
+ * the implicit task of a region the owner forks, even a team of one, is
+ * another owner. Each implicit task that uses one gets a number of its own
+ * (a region's tasks start without one). */
+static _Atomic uint32_t next_task_id;
+
+static uint32_t nest_id(void)
+{
+    struct bp_thread *t = bp_self();
+    while (t->task_id == 0)
+        /* relaxed: the numbers only need to differ; 0 and the WAITERS bit
+         * are never one */
+        t->task_id = (atomic_fetch_add_explicit(&next_task_id, 1, memory_order_relaxed) + 1) &
+                     ~WAITERS;
+    return t->task_id;
+}
 
 /* Take the nest lock if it is free (or already ours): its new count, else 0. */
 static int nest_try(bp_omp_nest_lock *l, uint32_t me, uint32_t mark)

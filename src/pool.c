@@ -1,7 +1,24 @@
 /* pool.c: the thread pool. Threads are started by the first region that
- * needs them and kept, one per allowed CPU at most, worker i pinned to the
- * i-th allowed CPU; the caller of a region is its thread 0. Regions run one
- * at a time.
+ * needs them and kept, worker i pinned to the i-th allowed CPU (modulo their
+ * number); the caller of a region is its thread 0. Regions run one at a
+ * time.
+ *
+ * Team sizes. A region asks for the num_threads clause, else its task's
+ * nthreads-var (omp_set_num_threads, OMP_NUM_THREADS), else the default: one
+ * thread per allowed CPU. An explicit request is honoured beyond the CPUs,
+ * as libgomp and libomp do (programs whose threads wait for each other need
+ * the team they asked for): workers past the CPUs share them and wait
+ * politely (they yield from the start), and while such a team runs every
+ * waiter does. The limits (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT,
+ * BP_MAX_THREADS) cap every team; dyn-var true caps it at the CPUs.
+ *
+ * Nesting. At most one enclosing region of a thread is active (has more than
+ * one thread). A region forked inside an active one runs on its caller alone;
+ * one forked inside inactive ones only (num_threads(1), if(0)) is active and
+ * gets its full team, as in libgomp and libomp: libraries that plan shares
+ * with omp_get_max_threads() rely on it. Such a nested team is part of its
+ * outermost region in the profile; when that region holds fork_lock (a
+ * profiled team of one) the nested fork does not take it again.
  *
  * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two hot
  * blocks of BP_LINE bytes (and a cold one for its pthread handle):
@@ -59,6 +76,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 #include "prim.h"
@@ -72,8 +90,7 @@ struct bp_slot {
     int team_size;
     uint32_t epoch_base;
     alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
-    int run_sched;        /* thread 0's runtime schedule, which the team inherits */
-    int64_t run_chunk;
+    int level;            /* the region's nesting level */
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
     uint32_t used_shared; /* the worker met loops or singles in the region */
@@ -98,7 +115,8 @@ struct bp_round {
 static struct {
     pthread_mutex_t fork_lock;
     pthread_once_t init_once;
-    _Atomic int max_threads;     /* cap: allowed CPUs, lowered by the limits */
+    _Atomic int max_threads;     /* cap: the limits, else BP_MAX_THREADS */
+    int default_team;            /* allowed CPUs, lowered by the limits */
     _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     int ncpus;
@@ -106,13 +124,19 @@ static struct {
     int caller_pinned;           /* OMP_PROC_BIND pinned caller_thread to cpus[0] */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
-    struct bp_slot *slots;       /* max_threads of them */
+    struct bp_slot *slots;       /* max_threads of them (reserve) */
+    size_t slots_bytes, rounds_bytes;
     int64_t *prof_wait;          /* profiling: per thread, the region's waits */
     uint64_t *prof_iters;        /* profiling: per thread, the region's iterations */
     struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
     int nrounds;                 /* ceil(log2(max_threads)) */
     uint64_t epoch;              /* episodes so far, under fork_lock */
     uint64_t refreshed;          /* the episode when words were last brought up */
+    /* The ICVs the implicit tasks of the running region start with, under
+     * fork_lock: written by thread 0 before the go stores publish it, and
+     * only when they change, so the workers' copies of the line stay valid
+     * from region to region. */
+    alignas(BP_LINE) struct bp_icv team_icv;
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;
@@ -134,6 +158,25 @@ static _Thread_local struct bp_thread self = {.team_size = 1, .gtid = -1};
 static _Atomic int next_gtid;
 
 struct bp_thread *bp_self(void) { return &self; }
+
+void bp_icv_init(struct bp_thread *t)
+{
+    bp_config_load();
+    t->icv = bp_config.icv;
+    t->team_sched = t->icv.run_sched;
+    t->team_chunk = t->icv.run_chunk;
+    t->icv_ready = 1;
+}
+
+/* The ICVs of the implicit tasks of a region at `level` forked by a task
+ * with `parent`'s. */
+static struct bp_icv child_icv(const struct bp_icv *parent, int level)
+{
+    struct bp_icv c = *parent;
+    if (level < bp_config.nthreads_levels)
+        c.nthreads = bp_config.nthreads_list[level];
+    return c;
+}
 
 int bp_gtid(struct bp_thread *t)
 {
@@ -192,6 +235,7 @@ static void atfork_child(void)
     atfork_locked = 0;
     self.holds_fork_lock = 0;
     pthread_mutex_init(&pool.fork_lock, NULL);
+    size_t used = (size_t)atomic_load_explicit(&pool.threads, memory_order_relaxed);
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
     atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
     atomic_store_explicit(&pool.reduce_arrived, 0, memory_order_relaxed);
@@ -206,12 +250,20 @@ static void atfork_child(void)
     bp_profile_fork_child(); /* the parent reports its own regions */
     if (bp_tracing)
         bp_trace_free(&self); /* and writes its own trace */
-    size_t max = (size_t)atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
+    /* only the slots the parent used were ever written */
     if (pool.slots != NULL)
-        memset(pool.slots, 0, sizeof(struct bp_slot) * max);
+        memset(pool.slots, 0, sizeof(struct bp_slot) * used);
     if (pool.rounds != NULL)
-        memset(pool.rounds, 0, sizeof(struct bp_round) * max * (size_t)pool.nrounds);
+        memset(pool.rounds, 0, sizeof(struct bp_round) * used * (size_t)pool.nrounds);
     pool.epoch = pool.refreshed = 0;
+}
+
+/* Zeroed memory for size bytes, reserved without backing; NULL if none. */
+static void *reserve(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 
 static void pool_init(void)
@@ -234,27 +286,29 @@ static void pool_init(void)
             pool.cpus[k++] = c;
     pool.ncpus = n;
 
-    int max = n;
-    if (bp_config.oversubscribe)
-        max = bp_config.thread_limit > 0 ? bp_config.thread_limit : n;
-    else if (bp_config.thread_limit > 0 && bp_config.thread_limit < max)
-        max = bp_config.thread_limit;
-    if (max > 4096)
-        max = 4096;
+    int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
+    if (max > BP_MAX_THREADS)
+        max = BP_MAX_THREADS;
+    int def = n;
+    if (bp_config.oversubscribe && bp_config.thread_limit > 0)
+        def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
+    if (def > max)
+        def = max;
     int nrounds = 0;
     while ((1 << nrounds) < max)
         nrounds++;
     pool.nrounds = nrounds > 0 ? nrounds : 1;
-    pool.slots = aligned_alloc(BP_LINE, sizeof(struct bp_slot) * (size_t)max);
-    pool.rounds = aligned_alloc(BP_LINE,
-                                sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds);
+    /* Room for the largest team, reserved and not committed: a page is
+     * backed once a thread of its slots has started. */
+    pool.slots_bytes = sizeof(struct bp_slot) * (size_t)max;
+    pool.rounds_bytes = sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds;
+    pool.slots = reserve(pool.slots_bytes);
+    pool.rounds = reserve(pool.rounds_bytes);
     if (pool.cpus == NULL || pool.slots == NULL || pool.rounds == NULL) {
         bp_warn("out of memory starting the pool; regions run on one thread");
-        max = 1;
-    } else {
-        memset(pool.slots, 0, sizeof(struct bp_slot) * (size_t)max);
-        memset(pool.rounds, 0, sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds);
+        max = def = 1;
     }
+    pool.default_team = def;
     atomic_store_explicit(&pool.max_threads, max, memory_order_relaxed);
     bp_trace_init(); /* before the profile, whose clock reads it needs */
     bp_profile_init(max);
@@ -324,6 +378,18 @@ int bp_max_team(void)
     return atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
 }
 
+int bp_default_team(void)
+{
+    ensure_init();
+    return pool.default_team;
+}
+
+int bp_pool_cpus(void)
+{
+    ensure_init();
+    return pool.ncpus;
+}
+
 int bp_pool_threads(void)
 {
     return atomic_load_explicit(&pool.threads, memory_order_relaxed);
@@ -341,6 +407,8 @@ static void *worker_main(void *arg)
     struct bp_thread *t = &self;
     t->pool_id = id;
     t->wait_stats = &slot->wait_stats;
+    /* a worker past the CPUs shares its CPU with another pool thread */
+    bp_wait_set_polite(id >= pool.ncpus);
     uint32_t seen = 0;
     for (;;) {
         t->slept = 0;
@@ -361,15 +429,20 @@ static void *worker_main(void *arg)
             break;
         t->tid = id;
         t->team_size = slot->team_size;
-        t->level = 1;
+        t->level = slot->level;
         t->active_level = 1;
+        t->act_level = slot->level;
+        t->act_tid = id;
+        t->act_team = slot->team_size;
         t->epoch = slot->epoch_base;
         t->singles = 0;
         t->constructs = 0;
-        t->outer_tid = id;
-        t->outer_team = slot->team_size;
-        t->run_sched = slot->run_sched;
-        t->run_chunk = slot->run_chunk;
+        /* a new implicit task: the team's ICVs, published with the go */
+        t->icv = pool.team_icv;
+        t->icv_ready = 1;
+        t->team_sched = t->icv.run_sched;
+        t->team_chunk = t->icv.run_chunk;
+        t->task_id = 0;
         t->wait_ns = 0;
         t->iters = 0;
         run(id, slot->ctx);
@@ -384,6 +457,7 @@ static void *worker_main(void *arg)
         }
         t->level = 0;
         t->active_level = 0;
+        t->act_level = 0;
         t->tid = 0;
         t->team_size = 1;
         slot->used_shared = t->constructs | t->singles;
@@ -473,9 +547,6 @@ static void grow(int want)
         atomic_store_explicit(&pool.threads, i + 1, memory_order_relaxed);
     }
     pthread_attr_destroy(&attr);
-    atomic_store_explicit(&bp_oversubscribed,
-                          atomic_load_explicit(&pool.threads, memory_order_relaxed) > pool.ncpus,
-                          memory_order_relaxed);
 }
 
 int bp_requested_threads(struct bp_thread *t)
@@ -483,17 +554,30 @@ int bp_requested_threads(struct bp_thread *t)
     ensure_init();
     if (t->pushed_threads > 0)
         return t->pushed_threads;
-    if (t->nthreads_icv > 0)
-        return t->nthreads_icv;
-    if (bp_config.default_threads > 0)
-        return bp_config.default_threads;
-    return bp_max_team();
+    int n = bp_icv(t)->nthreads;
+    return n > 0 ? n : pool.default_team;
+}
+
+/* The team a region that asks for n threads gets from t's task: at most the
+ * cap, at most the CPUs under dyn-var, one thread when the task may start no
+ * further active level. */
+static int team_size_for(struct bp_thread *t, int n)
+{
+    const struct bp_icv *icv = bp_icv(t);
+    int max = atomic_load_explicit(&pool.max_threads, memory_order_relaxed);
+    if (icv->dynamic && max > pool.default_team)
+        max = pool.default_team;
+    if (t->active_level >= icv->max_active_levels)
+        max = 1;
+    return n < max ? n : max;
 }
 
 static void save_team(const struct bp_thread *t, struct team_state *s)
 {
-    *s = (struct team_state){t->tid, t->team_size, t->level, t->active_level, t->epoch,
-                             t->singles, t->constructs, t->loop};
+    *s = (struct team_state){t->tid,        t->team_size,  t->level,      t->active_level,
+                             t->epoch,      t->singles,    t->constructs, t->loop,
+                             t->icv,        t->team_sched, t->team_chunk, t->task_id,
+                             t->act_level,  t->act_tid,    t->act_team};
 }
 
 static void restore_team(struct bp_thread *t, const struct team_state *s)
@@ -506,21 +590,36 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
     t->singles = s->singles;
     t->constructs = s->constructs;
     t->loop = s->loop;
+    t->icv = s->icv;
+    t->team_sched = s->team_sched;
+    t->team_chunk = s->team_chunk;
+    t->task_id = s->task_id;
+    t->act_level = s->act_level;
+    t->act_tid = s->act_tid;
+    t->act_team = s->act_team;
+}
+
+/* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
+ * from the one that forks it; the team's loops follow its runtime schedule. */
+static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
+{
+    t->icv = *icv;
+    t->team_sched = icv->run_sched;
+    t->team_chunk = icv->run_chunk;
+    t->task_id = 0;
+    t->tid = 0;
+    t->level++;
+    t->singles = 0;
+    t->constructs = 0;
 }
 
 /* Enter and leave the state of a region of one thread on the caller. */
 static void serial_enter(struct bp_thread *t, struct team_state *saved)
 {
+    struct bp_icv icv = child_icv(bp_icv(t), t->level + 1);
     save_team(t, saved);
-    t->tid = 0;
+    begin_task(t, &icv);
     t->team_size = 1;
-    t->level++;
-    t->singles = 0;
-    t->constructs = 0;
-    if (t->level == 1) {
-        t->outer_tid = 0;
-        t->outer_team = 1;
-    }
 }
 
 /* Bring every episode word up to the current episode (see the top of the
@@ -536,6 +635,17 @@ static void refresh_words(uint64_t epoch64)
     pool.refreshed = epoch64;
 }
 
+/* Once per process: a team larger than the CPUs. */
+static void warn_oversubscribed(int team_size)
+{
+    static _Atomic int warned;
+    /* relaxed: only the one warning depends on it */
+    if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+        bp_warn("a team of %d threads on %d allowed CPUs: the threads beyond the CPUs share "
+                "them and wait politely (yield, then sleep); this is said once", team_size,
+                pool.ncpus);
+}
+
 /* Start workers 1..team_size-1 on the region and make the caller its thread
  * 0; fork_lock held. */
 static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
@@ -546,14 +656,21 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     if (epoch_base - pool.refreshed >= (uint64_t)1 << 30)
         refresh_words(epoch_base);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
+    int level = t->level + 1;
+    struct bp_icv icv = child_icv(bp_icv(t), level);
+    if (memcmp(&pool.team_icv, &icv, sizeof icv) != 0)
+        pool.team_icv = icv;
+    /* relaxed: read by this team's waits, which are polite past the CPUs */
+    int over = team_size > pool.ncpus;
+    if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+        atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
     for (int i = 1; i < team_size; i++) {
         struct bp_slot *slot = &pool.slots[i];
         slot->run = run;
         slot->ctx = copy ? memcpy(slot->inline_ctx, ctx, ctx_size) : ctx;
         slot->team_size = team_size;
         slot->epoch_base = (uint32_t)epoch_base;
-        slot->run_sched = t->run_sched;
-        slot->run_chunk = t->run_chunk;
+        slot->level = level;
         if (bp_tracing)
             slot->trace_fn = fn;
         if (bp_profiling)
@@ -566,17 +683,17 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     for (int i = 1; i < team_size; i++)
         bp_flag_wake_sleepers(&pool.slots[i].go);
     save_team(t, saved);
-    t->tid = 0;
+    begin_task(t, &icv);
     t->team_size = team_size;
-    t->level = 1;
-    t->active_level = 1;
+    t->active_level++;
+    t->act_level = level;
+    t->act_tid = 0;
+    t->act_team = team_size;
     t->epoch = epoch_base;
-    t->singles = 0;
-    t->constructs = 0;
-    t->outer_tid = 0;
-    t->outer_team = team_size;
-    t->wait_ns = 0;
-    t->barriers = 0;
+    if (level == 1) { /* profiling: a nested team's waits count in its outermost region */
+        t->wait_ns = 0;
+        t->barriers = 0;
+    }
 }
 
 /* The join: wait for workers 1..team_size-1 to finish the region. When
@@ -584,7 +701,8 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
  * waits there from its arrival to the end of the join. */
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
-    int64_t joined_ns = bp_profiling ? bp_now_ns() : 0;
+    int timed = bp_profiling && f->outermost;
+    int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
     for (int i = 1; i < f->team_size; i++) {
@@ -599,7 +717,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         bp_loops_reset();
         atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     }
-    if (bp_profiling) {
+    if (timed) {
         f->end_ns = bp_now_ns();
         f->joined_ns = joined_ns;
         f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
@@ -642,33 +760,41 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     if (team_size <= 0)
         team_size = bp_requested_threads(t);
     t->pushed_threads = 0;
-    if (team_size > bp_max_team())
-        team_size = bp_max_team();
+    team_size = team_size_for(t, team_size);
     f->fn = fn;
     f->locked = 0;
+    f->outermost = t->level == 0;
     f->team_size = 1;
     /* acquire: pairs with the destructor's release of shut_down */
-    if (t->level > 0 || atomic_load_explicit(&pool.shut_down, memory_order_acquire) ||
-        (team_size <= 1 && !bp_profiling)) {
+    if (atomic_load_explicit(&pool.shut_down, memory_order_acquire) ||
+        (team_size <= 1 && !(bp_profiling && f->outermost))) {
         serial_enter(t, &f->saved);
         return;
     }
     /* Regions run one at a time; profiled ones, teams of one too, are timed
-     * inside fork_lock, so regions never overlap in time. */
-    fork_lock();
+     * inside fork_lock, so regions never overlap in time. A team nested in
+     * a profiled team of one runs inside its lock. */
+    if (!t->holds_fork_lock) {
+        fork_lock();
+        f->locked = 1;
+    }
     if (atomic_load_explicit(&pool.shut_down, memory_order_relaxed)) {
-        fork_unlock();
+        if (f->locked)
+            fork_unlock();
+        f->locked = 0;
         serial_enter(t, &f->saved);
         return;
     }
-    f->locked = 1;
-    f->start_ns = bp_profiling ? bp_now_ns() : 0; /* pool growth is part of it */
-    t->iters = 0;
+    f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
+    if (f->outermost)
+        t->iters = 0;
     if (team_size > 1) {
         grow(team_size);
         int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
         if (team_size > threads)
             team_size = threads; /* fewer workers could be started */
+        if (team_size > pool.ncpus)
+            warn_oversubscribed(team_size);
     }
     f->team_size = team_size;
     if (team_size > 1) {
@@ -682,9 +808,10 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
 void bp_fork_end(struct bp_fork_frame *f)
 {
     struct bp_thread *t = &self;
+    int timed = bp_profiling && f->outermost && f->locked;
     if (f->team_size > 1) {
         team_leave(t, f);
-    } else if (f->locked && bp_profiling) {
+    } else if (timed) {
         f->end_ns = bp_now_ns();
         f->wait_ns = f->wait_t0_ns = 0;
         f->barriers = t->barriers + 1;
@@ -695,21 +822,20 @@ void bp_fork_end(struct bp_fork_frame *f)
         pool.prof_iters[0] = t->iters;
     }
     restore_team(t, &f->saved);
-    if (!f->locked)
-        return;
-    if (bp_profiling) {
+    if (timed) {
         struct bp_region_sample sample = {
             f->fn, f->start_ns, f->end_ns, f->wait_ns, f->wait_t0_ns, f->team_size,
             f->barriers, pool.prof_wait, pool.prof_iters, f->last_at_join,
             f->woken, f->wake_sum_ns, f->wake_max_ns};
         bp_profile_region(&sample);
     }
-    if (bp_tracing) {
+    if (bp_tracing && f->outermost && f->locked) {
         bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
         if (f->team_size > 1)
             bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
     }
-    fork_unlock();
+    if (f->locked)
+        fork_unlock();
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)
@@ -914,12 +1040,14 @@ __attribute__((destructor)) static void pool_shutdown(void)
         pthread_join(pool.slots[i].thread, NULL);
     bp_profile_report(1);
     atomic_store_explicit(&pool.threads, 1, memory_order_relaxed);
-    free(pool.slots);
+    if (pool.slots != NULL)
+        munmap(pool.slots, pool.slots_bytes);
     free(pool.prof_wait);
     free(pool.prof_iters);
     pool.prof_wait = NULL;
     pool.prof_iters = NULL;
-    free(pool.rounds);
+    if (pool.rounds != NULL)
+        munmap(pool.rounds, pool.rounds_bytes);
     free(pool.cpus);
     pool.slots = NULL;
     pool.rounds = NULL;

@@ -179,10 +179,19 @@ int64_t bp_wall_bucket_mid(int b)
 
 /* The per-thread and distribution parts of a row, made when first needed;
  * 0, or -1 when out of memory (the row then goes without them). */
-static int row_detail(struct bp_profile_row *r)
+static int row_detail(struct bp_profile_row *r, int threads)
 {
-    if (r->per_thread == NULL)
-        r->per_thread = calloc((size_t)prof.max_threads, sizeof *r->per_thread);
+    if (threads > prof.max_threads)
+        threads = prof.max_threads;
+    if (threads > r->per_thread_n || r->per_thread == NULL) {
+        /* as large as the largest team of the row so far */
+        struct bp_thread_stats *p = realloc(r->per_thread, sizeof *p * (size_t)threads);
+        if (p == NULL)
+            return -1;
+        memset(p + r->per_thread_n, 0, sizeof *p * (size_t)(threads - r->per_thread_n));
+        r->per_thread = p;
+        r->per_thread_n = threads;
+    }
     if (r->wall_hist == NULL)
         r->wall_hist = calloc(BP_WALL_BUCKETS, sizeof *r->wall_hist);
     return r->per_thread != NULL && r->wall_hist != NULL ? 0 : -1;
@@ -196,13 +205,13 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
     int64_t start_ns = s->start_ns, end_ns = s->end_ns;
     int threads = s->threads;
     struct bp_profile_row *r = row_of(t, fn);
-    if (row_detail(r) == 0) {
+    if (row_detail(r, threads) == 0) {
         r->wall_hist[bp_wall_bucket(end_ns - start_ns)]++;
-        for (int i = 0; i < threads && i < prof.max_threads; i++) {
+        for (int i = 0; i < threads && i < r->per_thread_n; i++) {
             r->per_thread[i].wait_ns += s->thread_wait[i];
             r->per_thread[i].iterations += s->thread_iters[i];
         }
-        if (s->last_at_join >= 0 && s->last_at_join < prof.max_threads)
+        if (s->last_at_join >= 0 && s->last_at_join < r->per_thread_n)
             r->per_thread[s->last_at_join].last_at_join++;
     }
     struct bp_profile_totals *tot = &t->tot;

@@ -137,6 +137,13 @@ static int64_t wall_quantile(const struct bp_profile_row *r, double q)
 
 enum { BP_DETAIL_ROWS = 10 };
 
+/* Thread k's figures in row r (zero where its teams were smaller). */
+static struct bp_thread_stats stats_of(const struct bp_profile_row *r, int k)
+{
+    struct bp_thread_stats none = {0};
+    return k < r->per_thread_n ? r->per_thread[k] : none;
+}
+
 /* The per-thread section of the whole run's table: its first rows (sorted
  * by wall time). */
 static void write_detail(FILE *out, const struct bp_report_part *part)
@@ -158,13 +165,13 @@ static void write_detail(FILE *out, const struct bp_report_part *part)
             fprintf(out, " %11d", k);
         fprintf(out, "\n      %-14s", "barwait_ms");
         for (int k = 0; k < threads; k++)
-            fprintf(out, " %11.3f", ms(r->per_thread[k].wait_ns));
+            fprintf(out, " %11.3f", ms(stats_of(r, k).wait_ns));
         fprintf(out, "\n      %-14s", "last_at_join");
         for (int k = 0; k < threads; k++)
-            fprintf(out, " %11" PRIu64, r->per_thread[k].last_at_join);
+            fprintf(out, " %11" PRIu64, stats_of(r, k).last_at_join);
         fprintf(out, "\n      %-14s", "iterations");
         for (int k = 0; k < threads; k++)
-            fprintf(out, " %11" PRIu64, r->per_thread[k].iterations);
+            fprintf(out, " %11" PRIu64, stats_of(r, k).iterations);
         fprintf(out, "\n");
     }
 }
@@ -260,8 +267,8 @@ static void json_table(FILE *f, const struct bp_profile_totals *t,
         for (int k = 0; r->per_thread != NULL && k < threads; k++)
             fprintf(f, "%s{\"barrier_wait_ns\": %" PRId64 ", \"last_at_join\": %" PRIu64
                        ", \"iterations\": %" PRIu64 "}",
-                    k ? ", " : "", r->per_thread[k].wait_ns, r->per_thread[k].last_at_join,
-                    r->per_thread[k].iterations);
+                    k ? ", " : "", stats_of(r, k).wait_ns, stats_of(r, k).last_at_join,
+                    stats_of(r, k).iterations);
         fprintf(f, "]}");
     }
     fprintf(f, "\n%s]", indent);

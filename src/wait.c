@@ -7,8 +7,9 @@
  * pause hint while it reads the word, checking the clock every few hundred
  * reads. After BP_YIELD_AFTER_NS it also calls sched_yield between reads, so
  * that on an oversubscribed CPU the thread it waits for can run; when the
- * pool itself has more threads than CPUs (bp_oversubscribed), it yields from
- * the first read: pure spinning there only delays the thread it waits for.
+ * running team has more threads than CPUs (bp_oversubscribed), or the waiter
+ * is a worker that shares its CPU with another (polite), it yields from the
+ * first read: pure spinning there only delays the thread it waits for.
  * After bp_config.spin_ns it sleeps.
  *
  * Sleeping without a lost wake-up: the waiter increments `sleepers`, then
@@ -75,6 +76,9 @@ static inline int flag_done(uint32_t value, uint32_t target, int reached)
 
 _Atomic int bp_oversubscribed;
 struct bp_wait_stats bp_caller_wait_stats;
+static _Thread_local int polite; /* this thread always yields while it waits */
+
+void bp_wait_set_polite(int p) { polite = p; }
 
 static struct bp_wait_stats *wait_stats(void)
 {
@@ -122,7 +126,8 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
     int64_t spin_ns = bp_config.spin_ns;
-    int oversubscribed = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+    int oversubscribed =
+        polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
     /* The clock is first read after one round of reads (a flag that is set
      * within that round is seen without the delay of a clock read); when
@@ -232,7 +237,7 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
         if (bp_config.spin_ns == 0)
             return 0;
         b->backoff = 1;
-        b->yielding = atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        b->yielding = polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
         b->start_ns = bp_now_ns();
     } else if (b->backoff == BP_LOCK_BACKOFF_MAX) {
         /* the clock once the reads are far apart: a read of it costs less

@@ -42,18 +42,22 @@ int drv_expected_team(int requested)
     if (omp_limit > 0 && (limit == 0 || omp_limit < limit))
         limit = omp_limit;
     const char *over = getenv("BUDDY_THREAD_POOL_OVERSUBSCRIBE");
-    int cap = cpus;
+    /* The default team: one thread per CPU, lowered by the limit (raised to
+     * it by the test-only BUDDY_THREAD_POOL_OVERSUBSCRIBE). */
+    int def = cpus;
     if (limit > 0 && over != NULL && strcmp(over, "1") == 0)
-        cap = limit; /* test-only: more threads than CPUs */
-    else if (limit > 0 && limit < cap)
-        cap = limit;
+        def = limit;
+    else if (limit > 0 && limit < def)
+        def = limit;
 
+    /* An explicit request (num_threads, OMP_NUM_THREADS) is honoured beyond
+     * the CPUs, up to the limit. */
     int want = requested;
     if (want <= 0)
         want = env_count("OMP_NUM_THREADS", 1);
     if (want <= 0)
-        want = cap;
-    return want < cap ? want : cap;
+        return def;
+    return limit > 0 && want > limit ? limit : want;
 }
 
 static _Atomic int os_threads;
