@@ -10,13 +10,18 @@ JOBS ?= $(shell nproc)
 # test that loads its HTML report.
 PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
 	clang-22 libomp-22-dev libnuma1 chromium elfutils
+# Real libraries built for libgomp that the tests run on the pool (tests/libs):
+# the OpenMP build of OpenBLAS, which the tests load by its path and not
+# through the libblas alternatives (the package registers its alternative on
+# install, as Debian's BLAS packages do), and oneDNN.
+LIB_PACKAGES = libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev
 # gcc's ASan and UBSan runtimes and clang's TSan runtime (check-sanitize);
 # cross compilers, their C libraries and qemu-user (check-cross).
 SAN_PACKAGES = libasan8 libubsan1 libclang-rt-22-dev
 CROSS_PACKAGES = gcc-riscv64-linux-gnu libc6-dev-riscv64-cross \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all deps build check check-sanitize check-cross demo bench bench-quick install clean
+.PHONY: all deps lib-deps build check check-sanitize check-cross demo bench bench-quick install clean
 
 all: build
 
@@ -27,13 +32,17 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
 
-check: build
+# The libraries before the build: CMake looks for them when it configures.
+lib-deps:
+	@sh tools/install-deps.sh $(LIB_PACKAGES)
+
+check: lib-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The suite again under ASan+UBSan and under TSan (build-asan, build-tsan),
 # and the portable tests cross-built for riscv64 and aarch64 under
 # qemu-user (build-cross-*). .ci/run runs all three checks.
-check-sanitize: deps
+check-sanitize: deps lib-deps
 	@sh tools/install-deps.sh $(SAN_PACKAGES)
 	sh tools/check-sanitize.sh
 
