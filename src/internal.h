@@ -140,7 +140,8 @@ void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 typedef void (*bp_run_fn)(int tid, void *ctx);
 
 /* Loop schedules of the worksharing engine (loop.c). */
-enum { BP_LOOP_STATIC = 1, BP_LOOP_DYNAMIC = 2, BP_LOOP_GUIDED = 3 };
+enum { BP_LOOP_STATIC = 1, BP_LOOP_DYNAMIC = 2, BP_LOOP_GUIDED = 3,
+       BP_LOOP_GUIDED_SIMD = 4 /* guided, each chunk a multiple of chunk (the simd width) */ };
 
 /* A thread's part in the worksharing loop it is in (loop.c). */
 struct bp_loop {

@@ -273,9 +273,21 @@ enum {
     KMP_NM_LOWER = 160,
 };
 
-/* libomp's schedule number -> the engine's schedule and chunk. */
-static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_arg, int *sched,
-                              uint64_t *chunk, int *ordered)
+/* The block of schedule(simd: static) (kmp_sch_static_balanced_chunked):
+ * one chunk per thread, ceil(iterations / nth) rounded up to a multiple of
+ * the simd width; a team of one takes the loop in one chunk. */
+static uint64_t balanced_chunk(uint64_t last, int nth, uint64_t width)
+{
+    if (nth <= 1 || width == 0)
+        return 0;
+    uint64_t block = last / (uint64_t)nth + 1, rounded = (block + width - 1) / width * width;
+    return rounded >= block ? rounded : block; /* overflow: keep the block */
+}
+
+/* libomp's schedule number -> the engine's schedule and chunk, for a loop
+ * over indices 0..last on a team of nth. */
+static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_arg,
+                              uint64_t last, int nth, int *sched, uint64_t *chunk, int *ordered)
 {
     int s = schedule & ~(BP_SCH_MONOTONIC | BP_SCH_NONMONOTONIC);
     if (s > KMP_NM_LOWER)
@@ -293,9 +305,12 @@ static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_a
     case 38: /* auto: the runtime's choice */
     case 40: /* static_greedy */
     case 41: /* static_balanced */
-    case 45: /* static_balanced_chunked (simd: static): one block each */
         *sched = BP_LOOP_STATIC;
         *chunk = 0;
+        return;
+    case 45: /* static_balanced_chunked (simd: static); chunk: the simd width */
+        *sched = BP_LOOP_STATIC;
+        *chunk = balanced_chunk(last, nth, c);
         return;
     case 35: /* dynamic_chunked */
     case 44: /* static_steal: chunks taken at run time */
@@ -306,14 +321,30 @@ static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_a
     case 39: /* trapezoidal */
     case 42: /* guided_iterative_chunked */
     case 43: /* guided_analytical_chunked */
-    case 46: /* guided_simd */
         *sched = BP_LOOP_GUIDED;
         *chunk = c;
         return;
+    case 46: /* guided_simd: chunks a multiple of the simd width */
+        *sched = BP_LOOP_GUIDED_SIMD;
+        *chunk = c;
+        return;
     case 37: /* runtime */
-    case 47: /* runtime_simd */
         bp_runtime_schedule(bp_self(), sched, chunk);
         return;
+    case 47: { /* runtime_simd; chunk: the simd width. As libomp: a static
+                * schedule without chunk is the balanced simd one, the others
+                * take chunk * width (guided in whole simd chunks) */
+        uint64_t rc, width = c ? c : 1;
+        bp_runtime_schedule(bp_self(), sched, &rc);
+        if (*sched == BP_LOOP_STATIC && rc == 0) {
+            *chunk = balanced_chunk(last, nth, width);
+            return;
+        }
+        *chunk = (rc ? rc : 1) * width;
+        if (*sched == BP_LOOP_GUIDED)
+            *sched = BP_LOOP_GUIDED_SIMD;
+        return;
+    }
     default:
         bp_fatal("%s: unsupported schedule type %d", who, (int)schedule);
     }
@@ -331,14 +362,14 @@ static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_a
         uint64_t c;                                                                       \
         if (st == 0)                                                                      \
             bp_fatal("__kmpc_dispatch_init_" #sfx ": loop increment is 0");               \
-        dispatch_schedule("__kmpc_dispatch_init_" #sfx, schedule, (int64_t)chunk, &sched, \
-                          &c, &ordered);                                                  \
         UT span = st > 0 ? (UT)ub - (UT)lb : (UT)lb - (UT)ub;                             \
         UT step = st > 0 ? (UT)st : (UT)0 - (UT)st;                                       \
         uint64_t last = (uint64_t)(span / step);                                          \
         /* as static init: a whole-type range (trip count 2^bits) is empty */             \
         int empty = (st > 0 ? lb > ub : lb < ub) || last == (uint64_t)(UT)~(UT)0;         \
         struct bp_thread *t = bp_self();                                                  \
+        dispatch_schedule("__kmpc_dispatch_init_" #sfx, schedule, (int64_t)chunk, last,   \
+                          t->team_size, &sched, &c, &ordered);                            \
         bp_loop_start(t, empty, last, sched, c, ordered);                                 \
         t->loop.base = (uint64_t)(UT)lb;                                                  \
         t->loop.step = (uint64_t)(UT)st;                                                  \

@@ -17,7 +17,8 @@
  * so one ring serves the pool; thread 0 clears it after a region that used it.
  *
  * Dynamic chunks come from an atomic fetch-add on `next`; guided ones from a
- * compare-and-swap that takes max(chunk, remaining / (2 * team size)).
+ * compare-and-swap that takes max(chunk, remaining / (2 * team size)),
+ * rounded up to a multiple of chunk for libomp's guided simd schedule.
  * Static chunks need no shared state: each thread computes its own.
  *
  * Ordered: `turn` holds the index whose ordered region may run next (its low
@@ -227,6 +228,8 @@ static int take(struct bp_thread *t, uint64_t *first, uint64_t *end)
         uint64_t size = remaining_minus_1 / (2 * (uint64_t)ws->nth) + 1;
         if (size < c)
             size = c;
+        else if (l->sched == BP_LOOP_GUIDED_SIMD && size % c != 0)
+            size += c - size % c; /* a whole number of simd chunks */
         if (size - 1 > remaining_minus_1)
             size = remaining_minus_1 + 1;
         /* relaxed: as for dynamic */
