@@ -110,6 +110,23 @@ function(bp_openmp_env_tests name)
   endforeach()
 endfunction()
 
+# bp_openmp_places_tests(<name> PEER libomp|libgomp)
+# The programs of bp_openmp_runtime_tests(<name>) under OMP_PLACES values.
+function(bp_openmp_places_tests name)
+  cmake_parse_arguments(A "" "PEER" "" ${ARGN})
+  set(envs "threads|OMP_PLACES=threads" "cores-close|OMP_PLACES=cores|OMP_PROC_BIND=close"
+    "sockets|OMP_PLACES=sockets" "list|OMP_PLACES={0:2}")
+  foreach(e IN LISTS envs)
+    string(REPLACE "|" ";" parts "${e}")
+    list(GET parts 0 tag)
+    list(SUBLIST parts 1 -1 env)
+    add_test(NAME ${name}-buddypool-places-${tag} COMMAND ${name}-buddypool buddypool)
+    add_test(NAME ${name}-${A_PEER}-places-${tag} COMMAND ${name}-${A_PEER})
+    set_tests_properties(${name}-buddypool-places-${tag} ${name}-${A_PEER}-places-${tag}
+      PROPERTIES ENVIRONMENT "${env}" TIMEOUT 120)
+  endforeach()
+endfunction()
+
 # bp_openmp_benchmark(<name> <src.c> [DEPENDS header...])
 # One benchmark source as four programs: <name>-libomp (clang + libomp),
 # <name>-libgomp (gcc + libgomp), <name>-buddypool (clang objects on

@@ -237,25 +237,61 @@ static void load_spin(void)
                 "using %lld", s, (long long)(bp_config.spin_ns / 1000));
 }
 
+/* A path from the environment, copied into buf (static storage: nothing to
+ * free when the library unloads, and a later setenv() cannot change it);
+ * NULL when unset, empty or too long (warning: `instead` says what happens). */
+static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return NULL;
+    size_t len = strlen(s);
+    if (len == 0) {
+        bp_warn("%s='' is an empty path; %s", name, instead);
+        return NULL;
+    }
+    if (len >= size) {
+        bp_warn("%s is a path of %zu bytes (at most %zu); %s", name, len, size - 1, instead);
+        return NULL;
+    }
+    memcpy(buf, s, len + 1);
+    return buf;
+}
+
 /* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
  * policy (only the first entry of a list counts) also pins a region's caller
- * to the first allowed CPU. Unset: workers are pinned, callers are not. */
+ * to its place. Unset: workers are pinned, callers are not, unless
+ * OMP_PLACES is set (libgomp binds then too). omp_proc_bind_t values. */
 static void load_proc_bind(void)
 {
+    static char places[4096];
+    bp_config.places = load_path("OMP_PLACES", places, sizeof places,
+                                 "using one place per allowed CPU");
     const char *s = getenv("OMP_PROC_BIND");
-    if (s == NULL)
+    if (s == NULL) {
+        /* close: worker i on the i-th place from the caller's; with places
+         * asked for, true, and the caller is bound too (as in libgomp) */
+        bp_config.pin_caller = bp_config.places != NULL;
+        bp_config.proc_bind = bp_config.pin_caller ? 1 : 3;
         return;
-    static const char *const binding[] = {"true", "close", "spread", "master", "primary"};
+    }
+    static const struct {
+        const char *name;
+        int value;
+    } binding[] = {{"true", 1}, {"close", 3}, {"spread", 4}, {"master", 2}, {"primary", 2}};
     size_t n = strcspn(s, ",");
     if (n == 5 && strncasecmp(s, "false", 5) == 0) {
         bp_config.pin = 0;
+        bp_config.proc_bind = 0;
         return;
     }
     for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
-        if (n == strlen(binding[i]) && strncasecmp(s, binding[i], n) == 0) {
+        if (n == strlen(binding[i].name) && strncasecmp(s, binding[i].name, n) == 0) {
             bp_config.pin_caller = 1;
+            bp_config.proc_bind = binding[i].value;
             return;
         }
+    bp_config.proc_bind = 3;
     bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary; "
             "pinning the workers only", s);
 }
@@ -313,27 +349,6 @@ static void load_schedule(void)
         bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided "
                 "or auto with an optional positive chunk; using static", s);
     }
-}
-
-/* A path from the environment, copied into buf (static storage: nothing to
- * free when the library unloads, and a later setenv() cannot change it);
- * NULL when unset, empty or too long (warning: `instead` says what happens). */
-static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
-{
-    const char *s = getenv(name);
-    if (s == NULL)
-        return NULL;
-    size_t len = strlen(s);
-    if (len == 0) {
-        bp_warn("%s='' is an empty path; %s", name, instead);
-        return NULL;
-    }
-    if (len >= size) {
-        bp_warn("%s is a path of %zu bytes (at most %zu); %s", name, len, size - 1, instead);
-        return NULL;
-    }
-    memcpy(buf, s, len + 1);
-    return buf;
 }
 
 /* A count in lo..hi from the environment into *out; a bad value warns and

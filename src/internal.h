@@ -4,6 +4,7 @@
 #ifndef BUDDYPOOL_INTERNAL_H
 #define BUDDYPOOL_INTERNAL_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,7 +119,11 @@ struct bp_config {
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
-    int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind */
+    int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind,
+                            * or OMP_PLACES set and OMP_PROC_BIND not */
+    int proc_bind;         /* bind-var: omp_proc_bind_t of OMP_PROC_BIND's first entry;
+                            * unset: close while the workers are pinned */
+    const char *places;    /* OMP_PLACES, or NULL (parsed by places.c) */
     int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: the default team is the limit */
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
@@ -133,6 +138,19 @@ void bp_config_load(void);
 void bp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a message naming what went wrong and abort. */
 void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ---- places.c ---------------------------------------------------------- */
+
+/* The CPUs the process may run on into *set; their count, 0 if unknown. */
+int bp_allowed_cpus(cpu_set_t *set);
+/* The place list over the allowed CPUs, from OMP_PLACES or one place per
+ * CPU; by the pool's start-up. 0, or -1 when out of memory. */
+int bp_places_init(const cpu_set_t *allowed);
+int bp_places_count(void);
+/* Place p's CPUs (NULL when there is no place p). */
+const cpu_set_t *bp_place_set(int p);
+/* The first place holding cpu, or -1. */
+int bp_place_of_cpu(int cpu);
 
 /* ---- pool.c ------------------------------------------------------------ */
 
@@ -184,6 +202,7 @@ struct bp_thread {
      * one is: see bp_fork): its level (0: none), the thread's number in it
      * and its team size. Every other enclosing level is a team of one. */
     int act_level, act_tid, act_team;
+    int place;            /* the place the thread is bound to; -1: not bound */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int slept;            /* profiling: a wait of this thread went to sleep */
     int pool_id;          /* worker number; 0 for a thread that forks regions */
@@ -262,6 +281,9 @@ int bp_max_team(void);
 int bp_default_team(void);
 /* CPUs the process may run on, as the pool found them at start-up. */
 int bp_pool_cpus(void);
+/* Bind the calling application thread to place 0 if a binding is asked for
+ * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
+void bp_bind_caller(void);
 /* The max-active-levels-var that takes effect: buddypool runs at most one
  * active level (nested regions inside an active one get one thread). */
 int bp_active_levels(const struct bp_icv *icv);

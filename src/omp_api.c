@@ -40,8 +40,13 @@ BP_API int omp_in_parallel(void) { return bp_self()->active_level > 0; }
 
 BP_API double omp_get_wtime(void) { return (double)bp_now_ns() * 1e-9; }
 
+/* The CPUs the process may run on: as the pool found them when the calling
+ * thread may be bound to a place of them, else its own affinity now. */
 BP_API int omp_get_num_procs(void)
 {
+    bp_config_load();
+    if (bp_config.pin_caller)
+        return bp_pool_cpus();
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -148,11 +153,14 @@ typedef enum omp_proc_bind_t {
     omp_proc_bind_spread = 4,
 } omp_proc_bind_t;
 
-/* Workers sit one per CPU in order: close, unless OMP_PROC_BIND=false. */
+/* bind-var: OMP_PROC_BIND's first entry; unset, close (worker i sits on
+ * the i-th place from its forker's), or false under OMP_PROC_BIND=false. The
+ * pool binds close whatever the policy: spread and primary are reported as
+ * asked, not followed. */
 BP_API omp_proc_bind_t omp_get_proc_bind(void)
 {
     bp_config_load();
-    return bp_config.pin ? omp_proc_bind_close : omp_proc_bind_false;
+    return (omp_proc_bind_t)bp_config.proc_bind;
 }
 
 /* ---- locks -------------------------------------------------------------

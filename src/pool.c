@@ -119,9 +119,10 @@ static struct {
     int default_team;            /* allowed CPUs, lowered by the limits */
     _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
-    int ncpus;
-    int *cpus;                   /* allowed CPUs, the first caller's first; slot i runs on cpus[i % ncpus] */
-    int caller_pinned;           /* OMP_PROC_BIND pinned caller_thread to cpus[0] */
+    int ncpus;                   /* CPUs the process may run on */
+    int nplaces;                 /* places (places.c) */
+    int first_place;             /* the first caller's place; worker i's is i after it */
+    _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
     struct bp_slot *slots;       /* max_threads of them (reserve) */
@@ -154,7 +155,7 @@ static struct {
 __attribute__((used)) static const char linked_marker[] =
     "buddypool runtime: libbuddypool is linked in";
 
-static _Thread_local struct bp_thread self = {.team_size = 1, .gtid = -1};
+static _Thread_local struct bp_thread self = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
 
 struct bp_thread *bp_self(void) { return &self; }
@@ -183,15 +184,6 @@ int bp_gtid(struct bp_thread *t)
     if (t->gtid < 0)
         t->gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
     return t->gtid;
-}
-
-static void pin_thread(pthread_t thread, int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    /* Best effort: a CPU taken away since start-up only costs locality. */
-    (void)pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
 /* fork_lock, with the holding thread marked in its own state (the destructor
@@ -245,7 +237,7 @@ static void atfork_child(void)
     atomic_store_explicit(&pool.singles_claimed, 0, memory_order_relaxed);
     bp_wait_fork_child();
     bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
-    pool.caller_pinned = 0;
+    atomic_store_explicit(&pool.caller_pinned, 0, memory_order_relaxed);
     memset(&pool.release, 0, sizeof pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
     if (bp_tracing)
@@ -270,20 +262,14 @@ static void pool_init(void)
 {
     bp_config_load();
     cpu_set_t set;
-    CPU_ZERO(&set);
-    int n = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        n = CPU_COUNT(&set);
+    int n = bp_allowed_cpus(&set);
     if (n <= 0) {
         n = 1;
         CPU_ZERO(&set);
         CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
     }
-    pool.cpus = malloc(sizeof(int) * (size_t)n);
-    int k = 0;
-    for (int c = 0; c < CPU_SETSIZE && k < n; c++)
-        if (CPU_ISSET(c, &set))
-            pool.cpus[k++] = c;
+    int places_failed = bp_places_init(&set);
+    pool.nplaces = bp_places_count();
     pool.ncpus = n;
 
     int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
@@ -304,7 +290,7 @@ static void pool_init(void)
     pool.rounds_bytes = sizeof(struct bp_round) * (size_t)max * (size_t)pool.nrounds;
     pool.slots = reserve(pool.slots_bytes);
     pool.rounds = reserve(pool.rounds_bytes);
-    if (pool.cpus == NULL || pool.slots == NULL || pool.rounds == NULL) {
+    if (places_failed || pool.slots == NULL || pool.rounds == NULL) {
         bp_warn("out of memory starting the pool; regions run on one thread");
         max = def = 1;
     }
@@ -395,6 +381,35 @@ int bp_pool_threads(void)
     return atomic_load_explicit(&pool.threads, memory_order_relaxed);
 }
 
+/* Pinning an application thread would hold for everything it creates
+ * afterwards (threads, child processes, another pool's CPU count), so a
+ * caller is pinned only when OMP_PROC_BIND (or OMP_PLACES) asks for it, and
+ * restored at shutdown: the first thread to fork a region (a team of one
+ * too) or to ask its place, bound to place 0 as libgomp and libomp bind
+ * their initial thread. Workers leave that place to it. */
+void bp_bind_caller(void)
+{
+    static _Atomic int claimed;
+    if (!bp_config.pin_caller ||
+        atomic_load_explicit(&claimed, memory_order_relaxed) ||
+        atomic_exchange_explicit(&claimed, 1, memory_order_relaxed))
+        return;
+    ensure_init();
+    if (pthread_getaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask) != 0)
+        return;
+    pool.caller_thread = pthread_self();
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), bp_place_set(0));
+    self.place = 0;
+    /* release: the shutdown's acquire reads caller_thread and caller_mask */
+    atomic_store_explicit(&pool.caller_pinned, 1, memory_order_release);
+}
+
+/* The place worker i is bound to. */
+static int worker_place(int i)
+{
+    return (pool.first_place + i) % pool.nplaces;
+}
+
 static void *worker_main(void *arg)
 {
     int id = (int)(intptr_t)arg;
@@ -434,6 +449,7 @@ static void *worker_main(void *arg)
         t->act_level = slot->level;
         t->act_tid = id;
         t->act_team = slot->team_size;
+        t->place = bp_config.pin ? worker_place(id) : -1;
         t->epoch = slot->epoch_base;
         t->singles = 0;
         t->constructs = 0;
@@ -486,27 +502,15 @@ static void grow(int want)
         want = bp_max_team();
     if (have >= want)
         return;
-    /* The first start: the caller keeps the CPU it is running on now, and
-     * workers get the others, so none starts on the caller's CPU. */
+    /* The first start: the caller keeps the place of the CPU it is running
+     * on now (it is bound to place 0 when a binding is asked for), and worker
+     * i gets the i-th place after it (close binding), so none starts on the
+     * caller's place while there are places. */
     if (have == 1) {
-        int cpu = sched_getcpu();
-        for (int i = 1; i < pool.ncpus; i++)
-            if (pool.cpus[i] == cpu) {
-                pool.cpus[i] = pool.cpus[0];
-                pool.cpus[0] = cpu;
-                break;
-            }
-    }
-    /* Pinning an application thread would hold for everything it creates
-     * afterwards (threads, child processes, another pool's CPU count), so the
-     * caller is pinned only when OMP_PROC_BIND asks for it, and restored at
-     * shutdown. Workers leave cpus[0] to the caller either way. */
-    if (have == 1 && bp_config.pin_caller && !pool.caller_pinned &&
-        pthread_getaffinity_np(pthread_self(), sizeof pool.caller_mask,
-                               &pool.caller_mask) == 0) {
-        pool.caller_pinned = 1;
-        pool.caller_thread = pthread_self();
-        pin_thread(pthread_self(), pool.cpus[0]);
+        int p = bp_place_of_cpu(sched_getcpu());
+        pool.first_place = p >= 0 ? p : 0;
+        if (bp_config.pin_caller)
+            pool.first_place = 0; /* bound as libgomp and libomp bind: from place 0 */
     }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -518,12 +522,9 @@ static void grow(int want)
         atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
         slot->go_count = 0;
         set_slot_words(i, (uint32_t)pool.epoch);
-        if (bp_config.pin) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(pool.cpus[i % pool.ncpus], &set);
-            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-        }
+        if (bp_config.pin)
+            pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
+                                        bp_place_set(worker_place(i)));
         int err = pthread_attr_setstacksize(&attr, bp_config.stack_bytes);
         if (err == 0)
             err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
@@ -757,6 +758,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
 {
     struct bp_thread *t = &self;
     ensure_init();
+    if (bp_config.pin_caller && t->level == 0)
+        bp_bind_caller();
     if (team_size <= 0)
         team_size = bp_requested_threads(t);
     t->pushed_threads = 0;
@@ -1048,13 +1051,14 @@ __attribute__((destructor)) static void pool_shutdown(void)
     pool.prof_iters = NULL;
     if (pool.rounds != NULL)
         munmap(pool.rounds, pool.rounds_bytes);
-    free(pool.cpus);
     pool.slots = NULL;
     pool.rounds = NULL;
-    pool.cpus = NULL;
     atomic_store_explicit(&pool.max_threads, 1, memory_order_relaxed);
-    if (pool.caller_pinned && pthread_equal(pool.caller_thread, pthread_self()))
+    if (atomic_load_explicit(&pool.caller_pinned, memory_order_acquire) &&
+        pthread_equal(pool.caller_thread, pthread_self())) {
         pthread_setaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask);
-    pool.caller_pinned = 0;
+        self.place = -1;
+    }
+    atomic_store_explicit(&pool.caller_pinned, 0, memory_order_relaxed);
     fork_unlock();
 }

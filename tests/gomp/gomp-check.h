@@ -45,7 +45,7 @@ static void check_fail(const char *file, int line, const char *expr, long long a
 /* The team a region gets: OMP_NUM_THREADS threads, beyond the CPUs too (as
  * in libgomp and libomp). A test run "at 4 threads" must not pass on fewer
  * unnoticed. */
-static int check_team_size(const char *prog)
+__attribute__((unused)) static int check_team_size(const char *prog)
 {
     int team = 0;
     PRAGMA(omp parallel)

@@ -1,0 +1,426 @@
+/* places.c: the place list (OMP_PLACES) the pool binds its threads to, and
+ * the OpenMP places API over it.
+ *
+ * A place is a set of CPUs. OMP_PLACES is an abstract name (threads, cores,
+ * ll_caches, numa_domains, sockets, each with an optional "(count)") read
+ * against the machine's topology in sysfs, or an explicit list:
+ *   places: interval [, interval]...     interval: place [: count [: stride]]
+ *   place:  { res [, res]... }           res: [!]cpu [: count [: stride]]
+ * ("{0:4}:2:4" is {0,1,2,3},{4,5,6,7}; "!" removes a CPU from its place).
+ * Every place keeps only the CPUs the process may run on, and a place left
+ * empty is dropped, as libgomp does. Without OMP_PLACES there is one place
+ * per allowed CPU, in CPU order. The string is read by env.c; it is parsed
+ * here because its meaning needs the allowed CPUs and the topology, which
+ * only the pool's start-up knows. A bad value gets one warning naming it, and
+ * the default list. */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { BP_MAX_PLACES = 4096 };
+
+static cpu_set_t *places;
+static int nplaces;
+static int from_env; /* the list came from OMP_PLACES */
+
+/* ---- the CPUs the process may run on ------------------------------------- */
+
+/* A CPU list as sysfs writes it ("0-3,8,10-11") into *set; 0 if unreadable. */
+static int read_cpu_list(const char *path, cpu_set_t *set)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    CPU_ZERO(set);
+    for (char *p = line; ok && *p && *p != '\n';) {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || a < 0)
+            return 0;
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a)
+                return 0;
+        }
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, set);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return ok && CPU_COUNT(set) > 0;
+}
+
+/* The CPUs of the process's cpuset cgroup (v2 or v1), else the online ones. */
+static int cgroup_cpus(cpu_set_t *set)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[4096], path[4352];
+    int found = 0;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "0::", 3) == 0) {
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective", line + 3);
+            found = read_cpu_list(path, set);
+        } else if (strstr(line, ":cpuset:") != NULL) {
+            const char *rel = strstr(line, ":cpuset:") + 8;
+            snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus", rel);
+            found = read_cpu_list(path, set);
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return found || read_cpu_list("/sys/devices/system/cpu/online", set);
+}
+
+int bp_allowed_cpus(cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    if (sched_getaffinity(0, sizeof *set, set) != 0 || CPU_COUNT(set) == 0)
+        return 0;
+    /* Preloaded into a libgomp program with a binding asked for, libgomp's
+     * start-up (which runs before buddypool's) has bound this thread to its
+     * first place: the process's CPUs are then those of its cgroup. */
+    int binding = bp_config.places != NULL || getenv("GOMP_CPU_AFFINITY") != NULL ||
+                  (bp_config.pin_caller && getenv("OMP_PROC_BIND") != NULL);
+    if (binding && dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD) != NULL) {
+        cpu_set_t wide;
+        if (cgroup_cpus(&wide) && CPU_COUNT(&wide) > CPU_COUNT(set))
+            *set = wide;
+    }
+    return CPU_COUNT(set);
+}
+
+/* ---- the explicit list --------------------------------------------------- */
+
+struct cursor {
+    const char *p;
+};
+
+static void skip_space(struct cursor *c)
+{
+    while (isspace((unsigned char)*c->p))
+        c->p++;
+}
+
+static int eat(struct cursor *c, char ch)
+{
+    skip_space(c);
+    if (*c->p != ch)
+        return 0;
+    c->p++;
+    return 1;
+}
+
+/* A non-negative decimal number (negative when `negative` allows it). */
+static int number(struct cursor *c, long *out, int negative)
+{
+    skip_space(c);
+    char *end;
+    long v = strtol(c->p, &end, 10);
+    if (end == c->p || (!negative && v < 0))
+        return 0;
+    c->p = end;
+    *out = v;
+    return 1;
+}
+
+/* [: count [: stride]] after a place or a CPU: 1 and stride 1 by default. */
+static int repeat(struct cursor *c, long *count, long *stride)
+{
+    *count = 1;
+    *stride = 1;
+    if (!eat(c, ':'))
+        return 1;
+    if (!number(c, count, 0) || *count < 1)
+        return 0;
+    if (eat(c, ':') && !number(c, stride, 1))
+        return 0;
+    return 1;
+}
+
+/* One {...} place into *set. */
+static int parse_place(struct cursor *c, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    if (!eat(c, '{'))
+        return 0;
+    do {
+        int exclude = eat(c, '!');
+        long cpu, count, stride;
+        if (!number(c, &cpu, 0) || !repeat(c, &count, &stride))
+            return 0;
+        for (long k = 0; k < count; k++) {
+            long x = cpu + k * stride;
+            if (x < 0 || x >= CPU_SETSIZE)
+                return 0;
+            if (exclude)
+                CPU_CLR((int)x, set);
+            else
+                CPU_SET((int)x, set);
+        }
+    } while (eat(c, ','));
+    return eat(c, '}');
+}
+
+static int add_place(const cpu_set_t *set, const cpu_set_t *allowed)
+{
+    cpu_set_t s;
+    CPU_AND(&s, set, allowed);
+    if (CPU_COUNT(&s) == 0)
+        return 1; /* not ours to run on: dropped */
+    if (nplaces >= BP_MAX_PLACES)
+        return 0;
+    places[nplaces++] = s;
+    return 1;
+}
+
+/* The whole list; 0 on a syntax error. */
+static int parse_list(const char *s, const cpu_set_t *allowed)
+{
+    struct cursor c = {s};
+    do {
+        cpu_set_t set;
+        long count, stride;
+        if (!parse_place(&c, &set) || !repeat(&c, &count, &stride))
+            return 0;
+        for (long k = 0; k < count; k++) {
+            cpu_set_t moved;
+            CPU_ZERO(&moved);
+            for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &set)) {
+                    long x = cpu + k * stride;
+                    if (x < 0 || x >= CPU_SETSIZE)
+                        return 0;
+                    CPU_SET((int)x, &moved);
+                }
+            if (!add_place(&moved, allowed))
+                return 0;
+        }
+    } while (eat(&c, ','));
+    skip_space(&c);
+    return *c.p == '\0';
+}
+
+/* ---- abstract names ------------------------------------------------------- */
+
+/* The number in a sysfs file, or -1. */
+static long sysfs_number(const char *fmt, int cpu)
+{
+    char path[128];
+    snprintf(path, sizeof path, fmt, cpu);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* The key that groups CPUs into places of one kind; CPUs whose key the
+ * machine does not tell are places of their own. */
+static long group_key(const char *kind, int cpu)
+{
+    if (strcmp(kind, "threads") == 0)
+        return cpu;
+    long pkg = sysfs_number("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+    if (strcmp(kind, "sockets") == 0)
+        return pkg >= 0 ? pkg : cpu;
+    if (strcmp(kind, "cores") == 0) {
+        long core = sysfs_number("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+        return pkg >= 0 && core >= 0 ? (pkg << 20) | core : -1 - cpu;
+    }
+    if (strcmp(kind, "numa_domains") == 0) {
+        for (int node = 0; node < 1024; node++) {
+            char path[96];
+            snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpu%d", node, cpu);
+            FILE *f = fopen(path, "r");
+            if (f != NULL) {
+                fclose(f);
+                return node;
+            }
+        }
+        return 0; /* no NUMA information: one domain */
+    }
+    /* ll_caches: the first CPU sharing the highest-level cache */
+    long best_level = -1, key = -1 - cpu;
+    for (int i = 0; i < 8; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
+        FILE *f = fopen(path, "r");
+        long level;
+        if (f == NULL)
+            break;
+        int ok = fscanf(f, "%ld", &level) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+                 cpu, i);
+        f = fopen(path, "r");
+        long first;
+        if (f == NULL)
+            continue;
+        if (ok && fscanf(f, "%ld", &first) == 1 && level > best_level) {
+            best_level = level;
+            key = first;
+        }
+        fclose(f);
+    }
+    return key;
+}
+
+/* NAME or NAME(count); 0 when s is not an abstract name. */
+static int parse_abstract(const char *s, const cpu_set_t *allowed)
+{
+    static const char *const kinds[] = {"threads", "cores", "ll_caches", "numa_domains",
+                                        "sockets"};
+    while (isspace((unsigned char)*s))
+        s++;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t n = strlen(kinds[k]);
+        if (strncasecmp(s, kinds[k], n) != 0)
+            continue;
+        struct cursor c = {s + n};
+        long count = BP_MAX_PLACES;
+        if (eat(&c, '(') && (!number(&c, &count, 0) || count < 1 || !eat(&c, ')')))
+            return 0;
+        skip_space(&c);
+        if (*c.p != '\0')
+            return 0;
+        /* places in the order of their first CPU */
+        long keys[BP_MAX_PLACES];
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+            if (!CPU_ISSET(cpu, allowed))
+                continue;
+            long key = group_key(kinds[k], cpu);
+            int p = 0;
+            while (p < nplaces && keys[p] != key)
+                p++;
+            if (p == nplaces) {
+                if (nplaces >= count || nplaces >= BP_MAX_PLACES)
+                    continue;
+                keys[nplaces] = key;
+                CPU_ZERO(&places[nplaces]);
+                nplaces++;
+            }
+            CPU_SET(cpu, &places[p]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void one_per_cpu(const cpu_set_t *allowed)
+{
+    nplaces = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && nplaces < BP_MAX_PLACES; cpu++)
+        if (CPU_ISSET(cpu, allowed)) {
+            CPU_ZERO(&places[nplaces]);
+            CPU_SET(cpu, &places[nplaces]);
+            nplaces++;
+        }
+}
+
+int bp_places_init(const cpu_set_t *allowed)
+{
+    places = malloc(sizeof *places * BP_MAX_PLACES);
+    if (places == NULL)
+        return -1;
+    const char *s = bp_config.places;
+    if (s != NULL) {
+        nplaces = 0;
+        int ok = parse_abstract(s, allowed);
+        if (!ok) {
+            nplaces = 0;
+            ok = parse_list(s, allowed);
+        }
+        if (ok && nplaces > 0) {
+            from_env = 1;
+            cpu_set_t *fit = realloc(places, sizeof *places * (size_t)nplaces);
+            if (fit != NULL)
+                places = fit;
+            return 0;
+        }
+        bp_warn("OMP_PLACES='%s' is not %s; using one place per allowed CPU", s,
+                ok ? "a list with a CPU the process may run on"
+                   : "threads, cores, ll_caches, numa_domains, sockets (each with an optional "
+                     "(count)) or a list of {cpu,...} places");
+    }
+    one_per_cpu(allowed);
+    return 0;
+}
+
+int bp_places_count(void) { return nplaces; }
+
+const cpu_set_t *bp_place_set(int p) { return p >= 0 && p < nplaces ? &places[p] : NULL; }
+
+int bp_place_of_cpu(int cpu)
+{
+    for (int p = 0; p < nplaces; p++)
+        if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &places[p]))
+            return p;
+    return -1;
+}
+
+int bp_places_from_env(void) { return from_env; }
+
+/* ---- the OpenMP places API ------------------------------------------------ */
+
+/* The place list is there when threads are bound: OMP_PLACES, or the pool's
+ * one place per CPU unless OMP_PROC_BIND=false. */
+static int listed(void)
+{
+    bp_max_team(); /* starts the pool's configuration, places included */
+    return from_env || bp_config.pin ? nplaces : 0;
+}
+
+BP_API int omp_get_num_places(void) { return listed(); }
+
+BP_API int omp_get_place_num_procs(int place)
+{
+    if (place < 0 || place >= listed())
+        return 0;
+    return CPU_COUNT(&places[place]);
+}
+
+BP_API void omp_get_place_proc_ids(int place, int *ids)
+{
+    if (place < 0 || place >= listed() || ids == NULL)
+        return;
+    int k = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &places[place]))
+            ids[k++] = cpu;
+}
+
+/* The place the calling thread is bound to; -1 when it is not bound (an
+ * application thread that OMP_PROC_BIND does not pin). */
+BP_API int omp_get_place_num(void)
+{
+    if (listed() == 0)
+        return -1;
+    struct bp_thread *t = bp_self();
+    if (t->level == 0)
+        bp_bind_caller(); /* the initial thread is bound from the start */
+    return t->place;
+}
+
+/* Threads bind close to their forker: every task's partition is the whole
+ * list. */
+BP_API int omp_get_partition_num_places(void) { return listed(); }
+
+BP_API void omp_get_partition_place_nums(int *place_nums)
+{
+    int n = listed();
+    for (int p = 0; p < n && place_nums != NULL; p++)
+        place_nums[p] = p;
+}
