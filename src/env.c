@@ -240,22 +240,28 @@ static void load_spin(void)
 /* A path from the environment, copied into buf (static storage: nothing to
  * free when the library unloads, and a later setenv() cannot change it);
  * NULL when unset, empty or too long (warning: `instead` says what happens). */
-static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
+static const char *load_text(const char *name, const char *noun, char *buf, size_t size,
+                             const char *instead)
 {
     const char *s = getenv(name);
     if (s == NULL)
         return NULL;
     size_t len = strlen(s);
     if (len == 0) {
-        bp_warn("%s='' is an empty path; %s", name, instead);
+        bp_warn("%s='' is an empty %s; %s", name, noun, instead);
         return NULL;
     }
     if (len >= size) {
-        bp_warn("%s is a path of %zu bytes (at most %zu); %s", name, len, size - 1, instead);
+        bp_warn("%s is a %s of %zu bytes (at most %zu); %s", name, noun, len, size - 1, instead);
         return NULL;
     }
     memcpy(buf, s, len + 1);
     return buf;
+}
+
+static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
+{
+    return load_text(name, "path", buf, size, instead);
 }
 
 /* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
@@ -265,7 +271,7 @@ static const char *load_path(const char *name, char *buf, size_t size, const cha
 static void load_proc_bind(void)
 {
     static char places[4096];
-    bp_config.places = load_path("OMP_PLACES", places, sizeof places,
+    bp_config.places = load_text("OMP_PLACES", "place list", places, sizeof places,
                                  "using one place per allowed CPU");
     const char *s = getenv("OMP_PROC_BIND");
     if (s == NULL) {

@@ -139,6 +139,14 @@ void bp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a message naming what went wrong and abort. */
 void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* ---- omp_api.c ---------------------------------------------------------- */
+
+void omp_display_env(int verbose);
+/* places.c's places API, which omp_display_env prints */
+int omp_get_num_places(void);
+int omp_get_place_num_procs(int place);
+void omp_get_place_proc_ids(int place, int *ids);
+
 /* ---- places.c ---------------------------------------------------------- */
 
 /* The CPUs the process may run on into *set; their count, 0 if unknown. */

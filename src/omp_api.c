@@ -312,3 +312,111 @@ BP_API int omp_get_device_num(void) { return 0; }
 BP_API int omp_get_num_teams(void) { return 1; }
 
 BP_API int omp_get_team_num(void) { return 0; }
+
+/* Cancellation is not supported: cancel-var is false whatever
+ * OMP_CANCELLATION says. */
+BP_API int omp_get_cancellation(void) { return 0; }
+
+/* max-task-priority-var (OMP_MAX_TASK_PRIORITY); tasks run elsewhere. */
+BP_API int omp_get_max_task_priority(void)
+{
+    bp_config_load();
+    return bp_config.max_task_priority;
+}
+
+/* Pausing the host: nothing to release beyond what an idle pool releases by
+ * itself (its threads sleep once the spin time is spent). 0 for the host,
+ * -1 for a device there is not or an unknown kind (1 soft, 2 hard). */
+BP_API int omp_pause_resource(int kind, int device_num)
+{
+    if (kind != 1 && kind != 2)
+        return -1;
+    return device_num == omp_get_initial_device() ? 0 : -1;
+}
+
+BP_API int omp_pause_resource_all(int kind) { return kind == 1 || kind == 2 ? 0 : -1; }
+
+/* The league ICVs of a teams construct, which is not supported: kept and
+ * given back, acting on nothing. */
+static _Atomic int nteams_var, teams_thread_limit_var;
+
+BP_API void omp_set_num_teams(int num_teams)
+{
+    if (num_teams > 0)
+        atomic_store_explicit(&nteams_var, num_teams, memory_order_relaxed);
+}
+
+BP_API int omp_get_max_teams(void) { return atomic_load_explicit(&nteams_var, memory_order_relaxed); }
+
+BP_API void omp_set_teams_thread_limit(int limit)
+{
+    if (limit > 0)
+        atomic_store_explicit(&teams_thread_limit_var, limit, memory_order_relaxed);
+}
+
+BP_API int omp_get_teams_thread_limit(void)
+{
+    return atomic_load_explicit(&teams_thread_limit_var, memory_order_relaxed);
+}
+
+/* ---- omp_display_env ----------------------------------------------------
+ * The ICVs as OpenMP names them, in libgomp's format, on stderr; verbose
+ * adds buddypool's own settings. OMP_DISPLAY_ENV=true prints it once at
+ * start-up. */
+static const char *sched_name(int kind)
+{
+    switch (kind & ~omp_sched_monotonic) {
+    case omp_sched_dynamic: return "DYNAMIC";
+    case omp_sched_guided: return "GUIDED";
+    case omp_sched_auto: return "AUTO";
+    default: return "STATIC";
+    }
+}
+
+BP_API void omp_display_env(int verbose)
+{
+    static const char *const bind_names[] = {"FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD"};
+    const struct bp_icv *icv = bp_icv(bp_self());
+    FILE *f = stderr;
+    flockfile(f);
+    fprintf(f, "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n  _OPENMP = '201511'\n");
+    fprintf(f, "  OMP_DYNAMIC = '%s'\n", icv->dynamic ? "TRUE" : "FALSE");
+    fprintf(f, "  OMP_NESTED = 'FALSE'\n");
+    fprintf(f, "  OMP_NUM_THREADS = '");
+    if (bp_config.nthreads_levels > 0)
+        for (int i = 0; i < bp_config.nthreads_levels; i++)
+            fprintf(f, "%s%d", i ? "," : "", i ? bp_config.nthreads_list[i] : omp_get_max_threads());
+    else
+        fprintf(f, "%d", omp_get_max_threads());
+    fprintf(f, "'\n  OMP_SCHEDULE = '%s%s", icv->run_sched & omp_sched_monotonic ? "MONOTONIC:" : "",
+            sched_name(icv->run_sched));
+    if (icv->run_chunk > 0)
+        fprintf(f, ",%lld", (long long)icv->run_chunk);
+    int bind = bp_config.proc_bind >= 0 && bp_config.proc_bind <= 4 ? bp_config.proc_bind : 0;
+    fprintf(f, "'\n  OMP_PROC_BIND = '%s'\n  OMP_PLACES = '", bind_names[bind]);
+    for (int p = 0; p < omp_get_num_places(); p++) {
+        int n = omp_get_place_num_procs(p), ids[CPU_SETSIZE];
+        omp_get_place_proc_ids(p, ids);
+        fprintf(f, "%s{", p ? "," : "");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s%d", i ? "," : "", ids[i]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "'\n  OMP_STACKSIZE = '%zu'\n", bp_config.stack_bytes);
+    /* spinning for a while, then sleeping, is passive as libgomp names it */
+    fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", bp_config.spin_ns == INT64_MAX ? "ACTIVE" : "PASSIVE");
+    fprintf(f, "  OMP_THREAD_LIMIT = '%d'\n", omp_get_thread_limit());
+    fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", icv->max_active_levels);
+    fprintf(f, "  OMP_NUM_TEAMS = '%d'\n  OMP_TEAMS_THREAD_LIMIT = '%d'\n", omp_get_max_teams(),
+            omp_get_teams_thread_limit());
+    fprintf(f, "  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '0'\n");
+    fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
+    if (verbose) {
+        fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);
+        fprintf(f, "  BUDDY_THREAD_POOL_SPIN_US = '%lld'\n",
+                bp_config.spin_ns == INT64_MAX ? -1LL : (long long)(bp_config.spin_ns / 1000));
+        fprintf(f, "  BUDDY_THREAD_POOL_PROFILE = '%d'\n", bp_config.profile);
+    }
+    fprintf(f, "OPENMP DISPLAY ENVIRONMENT END\n");
+    funlockfile(f);
+}

@@ -250,6 +250,17 @@ static void atfork_child(void)
     pool.epoch = pool.refreshed = 0;
 }
 
+/* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
+ * pool_init's once-routine, which omp_display_env's queries enter again. */
+static void display_env_once(void)
+{
+    static _Atomic int displayed;
+    /* relaxed: only the one display depends on it */
+    if (atomic_load_explicit(&displayed, memory_order_relaxed) == 0 &&
+        atomic_exchange_explicit(&displayed, 1, memory_order_relaxed) == 0)
+        omp_display_env(bp_config.display_env == 2);
+}
+
 /* Zeroed memory for size bytes, reserved without backing; NULL if none. */
 static void *reserve(size_t size)
 {
@@ -310,6 +321,8 @@ static void pool_init(void)
 static void ensure_init(void)
 {
     pthread_once(&pool.init_once, pool_init);
+    if (__builtin_expect(bp_config.display_env != 0, 0))
+        display_env_once();
 }
 
 void bp_pool_lock(void)

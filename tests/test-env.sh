@@ -59,6 +59,15 @@ for v in bogus dynamic,-1 dynamic,0 guided,99999999999999999999 static,4x 'stati
          monotonic: ''; do
     expect_warn OMP_SCHEDULE "$v"
 done
+for v in bogus '' '{' '{0:' '{0}x' '{99999}' '{1000}' 'threads(0)' 'cores(x)' 'sockets(2' '{0},'; do
+    expect_warn OMP_PLACES "$v"
+done
+for v in maybe 1 ''; do expect_warn OMP_DYNAMIC "$v"; expect_warn OMP_NESTED "$v"; done
+for v in -1 x 99999999999999999999; do
+    expect_warn OMP_MAX_ACTIVE_LEVELS "$v"
+    expect_warn OMP_MAX_TASK_PRIORITY "$v"
+done
+for v in yes 1; do expect_warn OMP_DISPLAY_ENV "$v"; done
 expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
 expect_warn BUDDY_THREAD_POOL_TRACE ''
 for v in 0 -1 abc 15 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_TRACE_EVENTS "$v"; done
@@ -88,6 +97,15 @@ expect_quiet OMP_PROC_BIND TRUE "max_threads"
 expect_quiet OMP_SCHEDULE dynamic,4 "max_threads"
 expect_quiet OMP_SCHEDULE monotonic:guided "max_threads"
 expect_quiet OMP_SCHEDULE " static " "max_threads"
+for v in threads cores sockets 'threads(1)' '{0}' '{0:2}' '{0,1}:1:1' ' { 0 : 1 } '; do
+    expect_quiet OMP_PLACES "$v" "max_threads"
+done
+expect_quiet OMP_DYNAMIC TRUE "max_threads"
+expect_quiet OMP_NESTED false "max_threads"
+expect_quiet OMP_MAX_ACTIVE_LEVELS 0 "max_threads"
+expect_quiet OMP_MAX_TASK_PRIORITY 5 "max_threads"
+expect_quiet OMP_DISPLAY_ENV true "OPENMP DISPLAY ENVIRONMENT END"
+expect_quiet OMP_DISPLAY_ENV VERBOSE "BUDDY_THREAD_POOL_SPIN_US"
 
 "$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
 expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65
