@@ -129,30 +129,38 @@ static void set_gfs_schedule(const char *who, struct ws_setup *s, long sched, ui
     }
 }
 
-/* Task reductions and the team-shared memory of conditional lastprivate and
- * scan reductions would need state per construct that the engine lacks. */
-static void refuse_extras(const char *who, uintptr_t *reductions, void **mem)
+/* Task reductions need tasks, which are not supported. */
+static void refuse_extras(const char *who, uintptr_t *reductions)
 {
     if (reductions != NULL)
         bp_fatal("%s: task reductions are not supported", who);
-    if (mem != NULL)
-        bp_fatal("%s: team-shared construct memory (lastprivate(conditional:) or a "
-                 "scan reduction) is not supported", who);
 }
 
 /* ---- worksharing --------------------------------------------------------- */
 
 /* Start t's part of the construct s describes. Every thread of the team
- * resolves a runtime schedule alike: the team inherits thread 0's ICV. */
-static void ws_begin(struct bp_thread *t, const struct ws_setup *s)
+ * resolves a runtime schedule alike: the team inherits thread 0's ICV. mem
+ * (gcc's generic starts) holds the size of the team-shared memory the
+ * construct wants (a scan reduction's partial values), and gets the memory,
+ * zeroed and the same for every thread. */
+static void ws_begin_mem(struct bp_thread *t, const struct ws_setup *s, void **mem)
 {
     int sched = s->sched;
     uint64_t chunk = s->chunk;
     if (sched == SCHED_RUNTIME)
         bp_runtime_schedule(t, &sched, &chunk);
-    bp_loop_start(t, s->empty, s->last, sched, chunk, s->ordered);
+    size_t size = mem != NULL ? (size_t)(uintptr_t)*mem : 0;
+    void *shared = bp_loop_start_mem(t, s->empty, s->last, sched, chunk, s->ordered, size);
+    if (mem != NULL)
+        *mem = shared;
     t->loop.base = s->base;
     t->loop.step = s->step;
+}
+
+/* The same without team-shared memory. */
+static void ws_begin(struct bp_thread *t, const struct ws_setup *s)
+{
+    ws_begin_mem(t, s, NULL);
 }
 
 /* Leave t's loop or sections if the compiled code has not run them to their
@@ -282,12 +290,12 @@ static bool long_generic_start(const char *who, long start, long end, long incr,
                                long chunk, int ordered, long *istart, long *iend,
                                uintptr_t *reductions, void **mem)
 {
-    refuse_extras(who, reductions, mem);
+    refuse_extras(who, reductions);
     struct bp_thread *t = bp_self();
     struct ws_setup s;
     long_space(who, start, end, incr, &s);
     set_gfs_schedule(who, &s, sched, chunk > 0 ? (uint64_t)chunk : 0, ordered);
-    ws_begin(t, &s);
+    ws_begin_mem(t, &s, mem);
     return istart == NULL ? true : long_next(t, istart, iend);
 }
 
@@ -296,12 +304,12 @@ static bool ull_generic_start(const char *who, bool up, gomp_ull start, gomp_ull
                               gomp_ull *istart, gomp_ull *iend, uintptr_t *reductions,
                               void **mem)
 {
-    refuse_extras(who, reductions, mem);
+    refuse_extras(who, reductions);
     struct bp_thread *t = bp_self();
     struct ws_setup s;
     ull_space(who, up, start, end, incr, &s);
     set_gfs_schedule(who, &s, sched, (uint64_t)chunk, ordered);
-    ws_begin(t, &s);
+    ws_begin_mem(t, &s, mem);
     return istart == NULL ? true : ull_next(t, istart, iend);
 }
 
@@ -378,8 +386,11 @@ BP_API unsigned GOMP_sections_start(unsigned count)
 
 BP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    refuse_extras("GOMP_sections2_start", reductions, mem);
-    return GOMP_sections_start(count);
+    refuse_extras("GOMP_sections2_start", reductions);
+    struct ws_setup s;
+    sections_setup(count, &s);
+    ws_begin_mem(bp_self(), &s, mem);
+    return GOMP_sections_next();
 }
 
 BP_API void GOMP_sections_end(void)

@@ -184,6 +184,7 @@ struct bp_loop {
     uint64_t ord_next;     /* ordered: this thread's next iteration to order */
     int ord_bumped;        /* ordered: the current iteration passed its turn */
     uint64_t base, step;   /* the ABI layer's typed bounds: index i is base + i * step */
+    void *own_mem;         /* a team of one's construct memory (bp_loop_start_mem) */
 };
 
 /* Per-thread state, reached through thread-local storage. */
@@ -441,6 +442,14 @@ void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *pa
  * worksharing loop; the first to arrive sets up the shared state. */
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
                    int ordered);
+/* The same with mem_size bytes (0: none) of zeroed memory shared by the
+ * team for the construct, kept past its end until a later construct (see
+ * loop.c): every thread gets the same pointer (NULL when mem_size is 0). */
+void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched,
+                        uint64_t chunk, int ordered, size_t mem_size);
+/* Free what a team of one's construct kept (its memory), when the region
+ * whose state l is ends. */
+void bp_loop_discard(struct bp_loop *l);
 /* t's next chunk: 1 with its indices *first..*last_idx (and *is_last when it
  * holds index last), or 0 when the loop is over for t (its end). */
 int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *is_last);

@@ -21,6 +21,14 @@
  * rounded up to a multiple of chunk for libomp's guided simd schedule.
  * Static chunks need no shared state: each thread computes its own.
  *
+ * gcc's team-shared construct memory (scan reductions, conditional
+ * lastprivate of sections) is allocated, zeroed, by the first thread with
+ * the loop's set-up. The compiled code reads it after the construct until
+ * the barrier that ends it, so it is freed only when the slot is set up for
+ * a later construct (whose threads have all left this one and passed that
+ * barrier), or with the ring at the region's end. A team of one keeps its
+ * own until its next construct or the end of the region (bp_loop_discard).
+ *
  * Ordered: `turn` holds the index whose ordered region may run next (its low
  * 32 bits: a waiter's index is never 2^32 ahead of the turn). The two ABIs
  * order differently. libomp orders iterations: the turn passes after each
@@ -31,6 +39,7 @@
  * Either way, at the end of a chunk the turn moves past the chunk. */
 #include <sched.h>
 #include <stdalign.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -45,6 +54,7 @@ struct bp_ws {
     int nth;                                  /* threads that must leave it */
     int sched;                                /* the schedule every thread follows */
     uint64_t chunk;
+    void *mem;                                /* team-shared memory of the construct, or NULL */
     alignas(BP_LINE) _Atomic uint64_t next;   /* dynamic, guided: next index */
     alignas(BP_LINE) struct bp_flag turn;     /* ordered: low bits of the next index */
 };
@@ -55,6 +65,8 @@ static void *_Atomic copy_data; /* copyprivate: the single thread's data */
 void bp_loops_reset(void)
 {
     for (int i = 0; i < BP_RING; i++) {
+        free(ring[i].mem); /* a construct some thread did not leave */
+        ring[i].mem = NULL;
         atomic_store_explicit(&ring[i].ticket, 0, memory_order_relaxed);
         atomic_store_explicit(&ring[i].ready.value, 0, memory_order_relaxed);
         atomic_store_explicit(&ring[i].left, 0, memory_order_relaxed);
@@ -96,10 +108,33 @@ static void wait_free(struct bp_ws *ws, uint32_t ours)
     }
 }
 
+void bp_loop_discard(struct bp_loop *l)
+{
+    free(l->own_mem);
+    l->own_mem = NULL;
+}
+
+/* Zeroed team-shared memory of mem_size bytes (gcc's GOMP_loop_start mem). */
+static void *shared_mem(size_t mem_size)
+{
+    void *m = calloc(1, mem_size);
+    if (m == NULL)
+        bp_fatal("GOMP_loop_start: out of memory for %zu bytes of team-shared construct memory",
+                 mem_size);
+    return m;
+}
+
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
                    int ordered)
 {
+    bp_loop_start_mem(t, empty, last, sched, chunk, ordered, 0);
+}
+
+void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched,
+                        uint64_t chunk, int ordered, size_t mem_size)
+{
     struct bp_loop *l = &t->loop;
+    bp_loop_discard(l);
     memset(l, 0, sizeof *l);
     l->open = 1;
     l->done = empty;
@@ -111,8 +146,10 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
         l->chunk = last + 1; /* (0 when that wraps: one block) so `next` cannot wrap */
     if (l->chunk == 0 && sched != BP_LOOP_STATIC)
         l->sched = BP_LOOP_STATIC;
-    if (t->team_size <= 1)
-        return; /* no shared state: l->ws stays NULL */
+    if (t->team_size <= 1) { /* no shared state: l->ws stays NULL */
+        l->own_mem = mem_size ? shared_mem(mem_size) : NULL;
+        return l->own_mem;
+    }
     uint32_t k = t->constructs++;
     struct bp_ws *ws = &ring[k % BP_RING];
     l->ws = ws;
@@ -125,6 +162,8 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
             ws->nth = t->team_size;
             ws->sched = l->sched;
             ws->chunk = l->chunk;
+            free(ws->mem); /* the slot's construct before: every thread has left it */
+            ws->mem = mem_size ? shared_mem(mem_size) : NULL;
             atomic_store_explicit(&ws->next, empty ? last + 1 : 0, memory_order_relaxed);
             atomic_store_explicit(&ws->turn.value, 0, memory_order_relaxed);
             bp_flag_set(&ws->ready, k + 1); /* release: publishes the fields */
@@ -140,6 +179,7 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
         }
         wait_free(ws, k + 1); /* an older loop still holds the slot */
     }
+    return ws->mem;
 }
 
 /* t leaves its loop: the last thread to leave frees the slot. */

@@ -603,6 +603,7 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
     t->epoch = s->epoch;
     t->singles = s->singles;
     t->constructs = s->constructs;
+    bp_loop_discard(&t->loop);
     t->loop = s->loop;
     t->icv = s->icv;
     t->team_sched = s->team_sched;

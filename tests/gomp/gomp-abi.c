@@ -1,10 +1,11 @@
-/* gomp-abi.c: GOMP entry points that gcc 12 calls only for features
- * buddypool refuses (task reductions, scan, conditional lastprivate), called
- * here by hand without those features: the generic loop starts
- * GOMP_loop_start, GOMP_loop_ordered_start, GOMP_loop_ull_start,
- * GOMP_loop_ull_ordered_start (every schedule number, with and without a
- * first chunk) and GOMP_sections2_start. With the argument `buddypool`,
- * also that the refused features abort with a message naming the entry
+/* gomp-abi.c: GOMP entry points that gcc 12 calls for task reductions,
+ * scan reductions and conditional lastprivate, called here by hand: the
+ * generic loop starts GOMP_loop_start, GOMP_loop_ordered_start,
+ * GOMP_loop_ull_start, GOMP_loop_ull_ordered_start (every schedule number,
+ * with and without a first chunk) and GOMP_sections2_start, and the
+ * team-shared construct memory they hand out (one zeroed block, the same
+ * for every thread). With the argument `buddypool`, also that task
+ * reductions, which buddypool refuses, abort with a message naming the entry
  * point. */
 #include <signal.h>
 #include <stdbool.h>
@@ -209,10 +210,49 @@ static void task_reduction(void)
     GOMP_loop_start(0, 10, 1, 2, 1, &s, &e, reductions, NULL);
 }
 
-static void scan_memory(void)
+/* What gcc does for a scan reduction: a one-iteration static loop whose
+ * start asks for team-shared memory, used until the construct's end. */
+static void construct_memory(void)
 {
-    void *mem = (void *)(uintptr_t)64;
-    GOMP_loop_start(0, 1, 1, 1 | GFS_MONOTONIC, 0, NULL, NULL, NULL, &mem);
+    enum { SLOTS = 64 };
+    void *first = NULL;
+    int differs = 0, dirty = 0, team = 0;
+    PRAGMA(omp parallel)
+    {
+        for (int round = 0; round < 3; round++) {
+            void *mem = (void *)(uintptr_t)(SLOTS * sizeof(long));
+            GOMP_loop_start(0, 1, 1, 1 | GFS_MONOTONIC, 0, NULL, NULL, NULL, &mem);
+            long *slots = mem;
+            int tid = omp_get_thread_num();
+            PRAGMA(omp master)
+            {
+                first = mem;
+                team = omp_get_num_threads();
+            }
+            PRAGMA(omp barrier)
+            if (mem != first)
+                __atomic_fetch_add(&differs, 1, __ATOMIC_RELAXED);
+            for (int i = tid; i < SLOTS; i += omp_get_num_threads())
+                if (slots[i] != 0)
+                    __atomic_fetch_add(&dirty, 1, __ATOMIC_RELAXED);
+            PRAGMA(omp barrier)
+            for (int i = tid; i < SLOTS; i += omp_get_num_threads())
+                slots[i] = i + 1; /* the next round's memory is zeroed again */
+            PRAGMA(omp barrier)
+            GOMP_loop_end_nowait();
+        }
+        unsigned k;
+        void *mem = (void *)(uintptr_t)32;
+        for (k = GOMP_sections2_start(4, NULL, &mem); k != 0; k = GOMP_sections_next())
+            ((char *)mem)[k] = 1;
+        GOMP_sections_end();
+        PRAGMA(omp master)
+        for (int i = 1; i <= 4; i++)
+            EXPECT_EQ(((char *)mem)[i], 1, "GOMP_sections2_start memory");
+    }
+    EXPECT_GE(team, 1, "construct memory");
+    EXPECT_EQ(differs, 0, "every thread gets the same construct memory");
+    EXPECT_EQ(dirty, 0, "construct memory starts zeroed");
 }
 
 static void sections_task_reduction(void)
@@ -233,10 +273,10 @@ int main(int argc, char **argv)
     generic_loops();
     no_chunk();
     sections2();
+    construct_memory();
     if (argc > 1 && strcmp(argv[1], "buddypool") == 0) {
         fflush(stdout);
         expect_abort("task reduction", task_reduction, "GOMP_loop_start");
-        expect_abort("scan memory", scan_memory, "GOMP_loop_start");
         expect_abort("sections task reduction", sections_task_reduction,
                      "GOMP_sections2_start");
         expect_abort("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
