@@ -501,16 +501,65 @@ struct split_region {
 };
 static _Thread_local struct split_region *split_top;
 
-BP_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+/* Begin the region r (copied) with the caller as thread 0; a combined
+ * construct's worksharing starts on the caller too, as on the workers. */
+static void split_begin(const char *who, const struct region *r, unsigned num_threads)
 {
     struct split_region *s = malloc(sizeof *s);
     if (s == NULL)
-        bp_fatal("GOMP_parallel_start: out of memory");
-    s->r = (struct region){.fn = fn, .data = data};
+        bp_fatal("%s: out of memory", who);
+    s->r = *r;
     s->prev = split_top;
     split_top = s;
     bp_fork_begin(&s->frame, team_request(num_threads), run_region, &s->r, sizeof s->r,
-                  (const void *)fn);
+                  (const void *)r->fn);
+    if (s->r.has_ws)
+        ws_begin(bp_self(), &s->r.ws);
+}
+
+BP_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+    struct region r = {.fn = fn, .data = data};
+    split_begin("GOMP_parallel_start", &r, num_threads);
+}
+
+/* The combined starts of gcc before 4.9: a team whose threads start the
+ * loop or sections, then the caller runs fn(data) and GOMP_parallel_end. */
+static void split_loop(const char *who, void (*fn)(void *), void *data, unsigned num_threads,
+                       long start, long end, long incr, int sched, long chunk)
+{
+    struct region r = {.fn = fn, .data = data, .has_ws = 1};
+    long_space(who, start, end, incr, &r.ws);
+    set_schedule(&r.ws, sched, chunk > 0 ? (uint64_t)chunk : 0, 0);
+    split_begin(who, &r, num_threads);
+}
+
+#define GOMP_PARALLEL_LOOP_START(name, sched)                                             \
+    BP_API void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data,         \
+                                                  unsigned num_threads, long start,       \
+                                                  long end, long incr, long chunk)        \
+    {                                                                                     \
+        split_loop("GOMP_parallel_loop_" #name "_start", fn, data, num_threads, start,    \
+                   end, incr, sched, chunk);                                              \
+    }
+GOMP_PARALLEL_LOOP_START(static, BP_LOOP_STATIC)
+GOMP_PARALLEL_LOOP_START(dynamic, BP_LOOP_DYNAMIC)
+GOMP_PARALLEL_LOOP_START(guided, BP_LOOP_GUIDED)
+
+BP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
+                                             unsigned num_threads, long start, long end,
+                                             long incr)
+{
+    split_loop("GOMP_parallel_loop_runtime_start", fn, data, num_threads, start, end, incr,
+               SCHED_RUNTIME, 0);
+}
+
+BP_API void GOMP_parallel_sections_start(void (*fn)(void *), void *data,
+                                         unsigned num_threads, unsigned count)
+{
+    struct region r = {.fn = fn, .data = data, .has_ws = 1};
+    sections_setup(count, &r.ws);
+    split_begin("GOMP_parallel_sections_start", &r, num_threads);
 }
 
 BP_API void GOMP_parallel_end(void)
@@ -577,6 +626,37 @@ BP_GOMP_DOACROSS_START(GOMP_loop_doacross_guided_start, long)
 BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_static_start, unsigned long long)
 BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_dynamic_start, unsigned long long)
 BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_guided_start, unsigned long long)
+
+/* Called after a loop with a task reduction, which GOMP_loop_start refuses:
+ * defined so that such a program links and stops there with its message. */
+BP_API void GOMP_workshare_task_reduction_unregister(bool cancelled)
+{
+    (void)cancelled;
+    bp_fatal("GOMP_workshare_task_reduction_unregister: task reductions are not supported");
+}
+
+/* gcc 9 and later call these generic starts for doacross loops with task
+ * reductions. */
+BP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
+                                     long *istart, long *iend, uintptr_t *reductions,
+                                     void **mem)
+{
+    (void)ncounts, (void)counts, (void)sched, (void)chunk, (void)istart, (void)iend;
+    (void)reductions, (void)mem;
+    bp_fatal("GOMP_loop_doacross_start: doacross loops (ordered(n) with depend) are not "
+             "supported");
+}
+
+BP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts,
+                                         long sched, unsigned long long chunk,
+                                         unsigned long long *istart, unsigned long long *iend,
+                                         uintptr_t *reductions, void **mem)
+{
+    (void)ncounts, (void)counts, (void)sched, (void)chunk, (void)istart, (void)iend;
+    (void)reductions, (void)mem;
+    bp_fatal("GOMP_loop_ull_doacross_start: doacross loops (ordered(n) with depend) are not "
+             "supported");
+}
 
 BP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart,
                                              long *iend)
