@@ -155,6 +155,8 @@ int bp_allowed_cpus(cpu_set_t *set);
  * CPU; by the pool's start-up. 0, or -1 when out of memory. */
 int bp_places_init(const cpu_set_t *allowed);
 int bp_places_count(void);
+/* Free the list (the pool's shutdown); no place is left. */
+void bp_places_free(void);
 /* Place p's CPUs (NULL when there is no place p). */
 const cpu_set_t *bp_place_set(int p);
 /* The first place holding cpu, or -1. */

@@ -330,6 +330,14 @@ static void one_per_cpu(const cpu_set_t *allowed)
         }
 }
 
+/* Give back the room of the places not made. */
+static void shrink(void)
+{
+    cpu_set_t *fit = realloc(places, sizeof *places * (size_t)(nplaces > 0 ? nplaces : 1));
+    if (fit != NULL)
+        places = fit;
+}
+
 int bp_places_init(const cpu_set_t *allowed)
 {
     places = malloc(sizeof *places * BP_MAX_PLACES);
@@ -345,9 +353,7 @@ int bp_places_init(const cpu_set_t *allowed)
         }
         if (ok && nplaces > 0) {
             from_env = 1;
-            cpu_set_t *fit = realloc(places, sizeof *places * (size_t)nplaces);
-            if (fit != NULL)
-                places = fit;
+            shrink();
             return 0;
         }
         bp_warn("OMP_PLACES='%s' is not %s; using one place per allowed CPU", s,
@@ -356,7 +362,15 @@ int bp_places_init(const cpu_set_t *allowed)
                      "(count)) or a list of {cpu,...} places");
     }
     one_per_cpu(allowed);
+    shrink();
     return 0;
+}
+
+void bp_places_free(void)
+{
+    free(places);
+    places = NULL;
+    nplaces = 0;
 }
 
 int bp_places_count(void) { return nplaces; }

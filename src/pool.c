@@ -408,10 +408,12 @@ void bp_bind_caller(void)
         atomic_exchange_explicit(&claimed, 1, memory_order_relaxed))
         return;
     ensure_init();
-    if (pthread_getaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask) != 0)
+    const cpu_set_t *place = bp_place_set(0); /* none after the shutdown */
+    if (place == NULL ||
+        pthread_getaffinity_np(pthread_self(), sizeof pool.caller_mask, &pool.caller_mask) != 0)
         return;
     pool.caller_thread = pthread_self();
-    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), bp_place_set(0));
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place);
     self.place = 0;
     /* release: the shutdown's acquire reads caller_thread and caller_mask */
     atomic_store_explicit(&pool.caller_pinned, 1, memory_order_release);
@@ -1065,6 +1067,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     pool.prof_iters = NULL;
     if (pool.rounds != NULL)
         munmap(pool.rounds, pool.rounds_bytes);
+    bp_places_free();
+    pool.nplaces = 0;
     pool.slots = NULL;
     pool.rounds = NULL;
     atomic_store_explicit(&pool.max_threads, 1, memory_order_relaxed);
