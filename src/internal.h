@@ -162,7 +162,7 @@ const cpu_set_t *bp_place_set(int p);
 /* The first place holding cpu, or -1. */
 int bp_place_of_cpu(int cpu);
 
-/* ---- pool.c ------------------------------------------------------------ */
+/* ---- pool.c, fork.c: the state of a thread and its team ------------------ */
 
 /* What every thread of a team runs: run(thread number, ctx). */
 typedef void (*bp_run_fn)(int tid, void *ctx);
@@ -234,6 +234,8 @@ static inline struct bp_icv *bp_icv(struct bp_thread *t)
     return &t->icv;
 }
 
+/* ---- fork.c ------------------------------------------------------------ */
+
 /* The parts of a thread's state that belong to its current team: a nested
  * region saves them and gives them back. */
 struct team_state {
@@ -284,6 +286,25 @@ void bp_fork_end(struct bp_fork_frame *f);
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
 /* Team size a region forked now by t would get, before the pool's cap. */
 int bp_requested_threads(struct bp_thread *t);
+/* Enter and leave a serialized (one-thread) region; fn names it in the
+ * profile when it is outermost. */
+void bp_serial_begin(struct bp_thread *t, const void *fn);
+void bp_serial_end(struct bp_thread *t);
+
+/* ---- barrier.c ---------------------------------------------------------- */
+
+/* Barrier of t's team. */
+void bp_barrier(struct bp_thread *t);
+/* Reduction gather: thread 0 combines every thread's data into its own with
+ * combine(lhs, rhs), in thread order, and gets 1; the others get 0 once their
+ * data has been consumed (nowait) or once thread 0 calls bp_reduce_end. */
+int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait);
+void bp_reduce_end(struct bp_thread *t);
+/* The single construct: 1 for the one thread of t's team that runs it. */
+int bp_single(struct bp_thread *t);
+
+/* ---- pool.c (the threads) ------------------------------------------------ */
+
 /* Most threads a team can have: the limits (BUDDY_THREAD_POOL_THREADS,
  * OMP_THREAD_LIMIT), else BP_MAX_THREADS. */
 int bp_max_team(void);
@@ -295,9 +316,6 @@ int bp_pool_cpus(void);
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
 void bp_bind_caller(void);
-/* The max-active-levels-var that takes effect: buddypool runs at most one
- * active level (nested regions inside an active one get one thread). */
-int bp_active_levels(const struct bp_icv *icv);
 /* Take and give back the lock that orders regions (fork_lock), from outside
  * any region: the profile API uses it to change the profile between
  * regions. bp_pool_lock starts the pool's configuration first. */
@@ -310,19 +328,6 @@ void bp_pool_wait_stats_reset(void);
 /* Tests only (test-wrap): move the episode count, as if that many barrier
  * episodes had passed, without touching the words or the last refresh. */
 void bp_pool_test_set_epoch(uint64_t epoch);
-/* Barrier of t's team. */
-void bp_barrier(struct bp_thread *t);
-/* Reduction gather: thread 0 combines every thread's data into its own with
- * combine(lhs, rhs), in thread order, and gets 1; the others get 0 once their
- * data has been consumed (nowait) or once thread 0 calls bp_reduce_end. */
-int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait);
-void bp_reduce_end(struct bp_thread *t);
-/* The single construct: 1 for the one thread of t's team that runs it. */
-int bp_single(struct bp_thread *t);
-/* Enter and leave a serialized (one-thread) region; fn names it in the
- * profile when it is outermost. */
-void bp_serial_begin(struct bp_thread *t, const void *fn);
-void bp_serial_end(struct bp_thread *t);
 /* Number of pool threads running now, the callers' slot included. */
 int bp_pool_threads(void);
 

@@ -1,0 +1,149 @@
+/* barrier.c: the team's barrier, reductions and single construct, over the
+ * pool's per-thread words (pool.h); episodes as fork.c counts them.
+ *
+ * Barrier: dissemination (Hensgen, Finkel and Manber 1988). In round k
+ * (k < ceil(log2 T)) thread i sets its round-k flag to the episode and
+ * waits for that of thread (i - 2^k) mod T. Each flag has one writer and
+ * one reader and its own line; nothing is gathered and released, so with
+ * two threads a barrier costs one cache-line transfer each way, at the same
+ * time. A thread may set its round-k flag for episode e + 1 before its
+ * reader has seen e, never e + 2, so readers wait for "reached".
+ * Reduction: each worker sets its arrive to e with its data beside it and
+ * waits for release == e; thread 0 folds every arrive == e in thread order
+ * (so float results do not depend on timing), then sets release to e.
+ * A nowait reduction is folded by the last thread to arrive instead (it
+ * counts arrivals in reduce_arrived), still in thread order and into thread
+ * 0's data; the folder does not wait, and thread 0 waits for the release
+ * unless it folded. In a `parallel reduction` the worker that arrives last
+ * thus goes straight on to the join. */
+#include "internal.h"
+#include "pool.h"
+#include "prim.h"
+
+static void barrier_wait(struct bp_thread *t)
+{
+    uint32_t e = (uint32_t)++t->epoch;
+    int n = t->team_size, i = t->tid;
+    struct bp_round *mine = &bp_pool.rounds[i * bp_pool.nrounds];
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        int from = i >= d ? i - d : i - d + n;
+        bp_flag_set(&mine[k].flag, e);
+        bp_flag_wait_reached(&bp_pool.rounds[from * bp_pool.nrounds + k].flag, e);
+    }
+}
+
+/* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
+static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))
+{
+    uint32_t e = (uint32_t)++t->epoch;
+    if (t->tid != 0) {
+        struct bp_slot *slot = &bp_pool.slots[t->tid];
+        /* relaxed: published by the release in bp_flag_set */
+        atomic_store_explicit(&slot->reduce_data, data, memory_order_relaxed);
+        bp_flag_set(&slot->arrive, e);
+        bp_flag_wait(&bp_pool.release, e);
+        return 0;
+    }
+    for (int i = 1; i < t->team_size; i++) {
+        struct bp_slot *slot = &bp_pool.slots[i];
+        bp_flag_wait(&slot->arrive, e);
+        /* relaxed: ordered after the acquire in bp_flag_wait */
+        combine(data, atomic_load_explicit(&slot->reduce_data, memory_order_relaxed));
+    }
+    t->reduce_open = 1;
+    return 1;
+}
+
+/* A nowait reduction, folded by the last thread to arrive. */
+static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(void *, void *))
+{
+    uint32_t e = (uint32_t)++t->epoch;
+    int n = t->team_size;
+    /* relaxed: published by the release half of the fetch_add below */
+    atomic_store_explicit(&bp_pool.slots[t->tid].reduce_data, data, memory_order_relaxed);
+    /* acq_rel: the last arriver sees every thread's data pointer and data */
+    if (atomic_fetch_add_explicit(&bp_pool.reduce_arrived, 1, memory_order_acq_rel) + 1 !=
+        (uint32_t)n) {
+        bp_flag_wait(&bp_pool.release, e); /* until the folder no longer reads data */
+        return t->tid == 0;
+    }
+    void *into = atomic_load_explicit(&bp_pool.slots[0].reduce_data, memory_order_relaxed);
+    for (int i = 1; i < n; i++)
+        combine(into, atomic_load_explicit(&bp_pool.slots[i].reduce_data, memory_order_relaxed));
+    /* relaxed: every thread has arrived; the release store publishes it */
+    atomic_store_explicit(&bp_pool.reduce_arrived, 0, memory_order_relaxed);
+    bp_flag_set(&bp_pool.release, e);
+    return t->tid == 0;
+}
+
+/* Profiling: thread 0 of an outermost team counts each episode (a team of
+ * one too); every thread adds its time from arrival to release. */
+static int64_t profile_arrive(struct bp_thread *t)
+{
+    if (t->level == 1 && t->tid == 0)
+        t->barriers++;
+    return t->team_size > 1 ? bp_now_ns() : 0;
+}
+
+static void profile_release(struct bp_thread *t, int64_t arrived_ns)
+{
+    if (t->team_size > 1) {
+        int64_t now = bp_now_ns();
+        t->wait_ns += now - arrived_ns;
+        if (bp_tracing)
+            bp_trace_event(t, BP_TRACE_BARRIER, NULL, arrived_ns, now);
+    }
+}
+
+void bp_barrier(struct bp_thread *t)
+{
+    if (bp_profiling) {
+        int64_t a = profile_arrive(t);
+        if (t->team_size > 1)
+            barrier_wait(t);
+        profile_release(t, a);
+        return;
+    }
+    if (t->team_size > 1)
+        barrier_wait(t);
+}
+
+static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+{
+    if (t->team_size <= 1)
+        return 1;
+    return nowait ? reduce_last_folds(t, data, combine) : reduce_gather(t, data, combine);
+}
+
+int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
+{
+    if (bp_profiling) {
+        int64_t a = profile_arrive(t);
+        int got = reduce(t, data, combine, nowait);
+        profile_release(t, a);
+        return got;
+    }
+    return reduce(t, data, combine, nowait);
+}
+
+int bp_single(struct bp_thread *t)
+{
+    if (t->team_size <= 1)
+        return 1;
+    uint32_t k = ++t->singles;
+    uint32_t expected = k - 1;
+    /* relaxed: the winner is decided by the value alone; what the single
+     * writes is published by the barrier that follows it (or by none, under
+     * nowait, as OpenMP says) */
+    return atomic_compare_exchange_strong_explicit(&bp_pool.singles_claimed, &expected, k,
+                                                   memory_order_relaxed,
+                                                   memory_order_relaxed);
+}
+
+void bp_reduce_end(struct bp_thread *t)
+{
+    if (t->reduce_open) {
+        t->reduce_open = 0;
+        bp_flag_set(&bp_pool.release, (uint32_t)t->epoch);
+    }
+}

@@ -1,0 +1,387 @@
+/* fork.c: teams. A region's fork makes its caller thread 0 and starts the
+ * workers on it, its join waits for them; a region of one thread runs on
+ * its caller alone. The team's state (numbers, nesting, the implicit task's
+ * ICVs) lives in each thread's bp_thread and is saved and given back around
+ * a region. The pool's threads and slots are pool.c's (pool.h).
+ *
+ * Team sizes. A region asks for the num_threads clause, else its task's
+ * nthreads-var (omp_set_num_threads, OMP_NUM_THREADS), else the default: one
+ * thread per allowed CPU. An explicit request is honoured beyond the CPUs,
+ * as libgomp and libomp do (programs whose threads wait for each other need
+ * the team they asked for): workers past the CPUs share them and wait
+ * politely (they yield from the start), and while such a team runs every
+ * waiter does. The limits (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT,
+ * BP_MAX_THREADS) cap every team; dyn-var true caps it at the CPUs.
+ *
+ * Nesting. At most one enclosing region of a thread is active (has more than
+ * one thread). A region forked inside an active one runs on its caller alone;
+ * one forked inside inactive ones only (num_threads(1), if(0)) is active and
+ * gets its full team, as in libgomp and libomp: libraries that plan shares
+ * with omp_get_max_threads() rely on it. Such a nested team is part of its
+ * outermost region in the profile; when that region holds fork_lock (a
+ * profiled team of one) the nested fork does not take it again.
+ *
+ * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
+ * starts all its threads at the pool's count (epoch_base) and its end (the
+ * join) is one more episode. A word set to episode e is awaited as == e (or
+ * as reached, for the barrier's rounds); words are at most one episode
+ * ahead of their readers and the rest lie behind, so a value left from an
+ * earlier region is never mistaken for a current one. Words hold the low 32
+ * bits of the episode; thread 0 counts in 64 bits, and at a fork 2^30 or
+ * more episodes after the last refresh it brings all words up to the
+ * current episode (a new worker's start there too), so none falls so far
+ * behind that 32-bit wrapping makes it look current.
+ *
+ * Join: workers set arrive; thread 0 waits for them and does not release. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pool.h"
+#include "prim.h"
+
+void bp_icv_init(struct bp_thread *t)
+{
+    bp_config_load();
+    t->icv = bp_config.icv;
+    t->team_sched = t->icv.run_sched;
+    t->team_chunk = t->icv.run_chunk;
+    t->icv_ready = 1;
+}
+
+/* The ICVs of the implicit tasks of a region at `level` forked by a task
+ * with `parent`'s. */
+static struct bp_icv child_icv(const struct bp_icv *parent, int level)
+{
+    struct bp_icv c = *parent;
+    if (level < bp_config.nthreads_levels)
+        c.nthreads = bp_config.nthreads_list[level];
+    return c;
+}
+
+int bp_requested_threads(struct bp_thread *t)
+{
+    bp_pool_ensure_init();
+    if (t->pushed_threads > 0)
+        return t->pushed_threads;
+    int n = bp_icv(t)->nthreads;
+    return n > 0 ? n : bp_pool.default_team;
+}
+
+/* The team a region that asks for n threads gets from t's task: at most the
+ * cap, at most the CPUs under dyn-var, one thread when the task may start no
+ * further active level. */
+static int team_size_for(struct bp_thread *t, int n)
+{
+    const struct bp_icv *icv = bp_icv(t);
+    int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    if (icv->dynamic && max > bp_pool.default_team)
+        max = bp_pool.default_team;
+    if (t->active_level >= icv->max_active_levels)
+        max = 1;
+    return n < max ? n : max;
+}
+
+static void save_team(const struct bp_thread *t, struct team_state *s)
+{
+    *s = (struct team_state){t->tid,        t->team_size,  t->level,      t->active_level,
+                             t->epoch,      t->singles,    t->constructs, t->loop,
+                             t->icv,        t->team_sched, t->team_chunk, t->task_id,
+                             t->act_level,  t->act_tid,    t->act_team};
+}
+
+static void restore_team(struct bp_thread *t, const struct team_state *s)
+{
+    t->tid = s->tid;
+    t->team_size = s->team_size;
+    t->level = s->level;
+    t->active_level = s->active_level;
+    t->epoch = s->epoch;
+    t->singles = s->singles;
+    t->constructs = s->constructs;
+    bp_loop_discard(&t->loop);
+    t->loop = s->loop;
+    t->icv = s->icv;
+    t->team_sched = s->team_sched;
+    t->team_chunk = s->team_chunk;
+    t->task_id = s->task_id;
+    t->act_level = s->act_level;
+    t->act_tid = s->act_tid;
+    t->act_team = s->act_team;
+}
+
+/* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
+ * from the one that forks it; the team's loops follow its runtime schedule. */
+static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
+{
+    t->icv = *icv;
+    t->team_sched = icv->run_sched;
+    t->team_chunk = icv->run_chunk;
+    t->task_id = 0;
+    t->tid = 0;
+    t->level++;
+    t->singles = 0;
+    t->constructs = 0;
+}
+
+/* Enter and leave the state of a region of one thread on the caller. */
+static void serial_enter(struct bp_thread *t, struct team_state *saved)
+{
+    struct bp_icv icv = child_icv(bp_icv(t), t->level + 1);
+    save_team(t, saved);
+    begin_task(t, &icv);
+    t->team_size = 1;
+}
+
+/* Bring every episode word up to the current episode (see the top of the
+ * file); no region runs. */
+static void refresh_words(uint64_t epoch64)
+{
+    uint32_t epoch = (uint32_t)epoch64;
+    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    /* relaxed: published to each worker by its next go */
+    atomic_store_explicit(&bp_pool.release.value, epoch, memory_order_relaxed);
+    for (int i = 0; i < threads; i++)
+        bp_set_slot_words(i, epoch);
+    bp_pool.refreshed = epoch64;
+}
+
+/* Once per process: a team larger than the CPUs. */
+static void warn_oversubscribed(int team_size)
+{
+    static _Atomic int warned;
+    /* relaxed: only the one warning depends on it */
+    if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+        bp_warn("a team of %d threads on %d allowed CPUs: the threads beyond the CPUs share "
+                "them and wait politely (yield, then sleep); this is said once", team_size,
+                bp_pool.ncpus);
+}
+
+/* Start workers 1..team_size-1 on the region and make the caller its thread
+ * 0; fork_lock held. */
+static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
+                       size_t ctx_size, const void *fn, int64_t start_ns,
+                       struct team_state *saved)
+{
+    uint64_t epoch_base = bp_pool.epoch;
+    if (epoch_base - bp_pool.refreshed >= (uint64_t)1 << 30)
+        refresh_words(epoch_base);
+    int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
+    int level = t->level + 1;
+    struct bp_icv icv = child_icv(bp_icv(t), level);
+    if (memcmp(&bp_pool.team_icv, &icv, sizeof icv) != 0)
+        bp_pool.team_icv = icv;
+    /* relaxed: read by this team's waits, which are polite past the CPUs */
+    int over = team_size > bp_pool.ncpus;
+    if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+        atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
+    for (int i = 1; i < team_size; i++) {
+        struct bp_slot *slot = &bp_pool.slots[i];
+        slot->run = run;
+        slot->ctx = copy ? memcpy(slot->inline_ctx, ctx, ctx_size) : ctx;
+        slot->team_size = team_size;
+        slot->epoch_base = (uint32_t)epoch_base;
+        slot->level = level;
+        if (bp_tracing)
+            slot->trace_fn = fn;
+        if (bp_profiling)
+            slot->fork_ns = start_ns;
+        /* release: publishes the go block and the words above */
+        bp_flag_publish(&slot->go, ++slot->go_count);
+    }
+    /* Then the sleepers: one fence for the whole team (wait.c). */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 1; i < team_size; i++)
+        bp_flag_wake_sleepers(&bp_pool.slots[i].go);
+    save_team(t, saved);
+    begin_task(t, &icv);
+    t->team_size = team_size;
+    t->active_level++;
+    t->act_level = level;
+    t->act_tid = 0;
+    t->act_team = team_size;
+    t->epoch = epoch_base;
+    if (level == 1) { /* profiling: a nested team's waits count in its outermost region */
+        t->wait_ns = 0;
+        t->barriers = 0;
+    }
+}
+
+/* The join: wait for workers 1..team_size-1 to finish the region. When
+ * profiling, the join counts as the region's closing barrier: every thread
+ * waits there from its arrival to the end of the join. */
+static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
+{
+    int timed = bp_profiling && f->outermost;
+    int64_t joined_ns = timed ? bp_now_ns() : 0;
+    uint32_t end = (uint32_t)++t->epoch;
+    uint32_t used = t->constructs | t->singles;
+    for (int i = 1; i < f->team_size; i++) {
+        bp_flag_wait(&bp_pool.slots[i].arrive, end);
+        used |= bp_pool.slots[i].used_shared;
+    }
+    bp_pool.epoch = t->epoch;
+    /* Clear the team's shared loop and single state for the next region, now
+     * that no thread uses it; a region that used none skips this. The next
+     * go publishes the stores. */
+    if (used != 0) {
+        bp_loops_reset();
+        atomic_store_explicit(&bp_pool.singles_claimed, 0, memory_order_relaxed);
+    }
+    if (timed) {
+        f->end_ns = bp_now_ns();
+        f->joined_ns = joined_ns;
+        f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
+        f->wait_ns = f->wait_t0_ns;
+        f->last_at_join = 0;
+        f->woken = 0;
+        f->wake_sum_ns = f->wake_max_ns = 0;
+        int64_t last_ns = joined_ns;
+        bp_pool.prof_wait[0] = f->wait_t0_ns;
+        bp_pool.prof_iters[0] = t->iters;
+        for (int i = 1; i < f->team_size; i++) {
+            struct bp_slot *slot = &bp_pool.slots[i];
+            /* relaxed: ordered after the join's acquire */
+            int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
+            int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
+            bp_pool.prof_wait[i] = w + (f->end_ns - j);
+            bp_pool.prof_iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
+            f->wait_ns += bp_pool.prof_wait[i];
+            if (j > last_ns) {
+                last_ns = j;
+                f->last_at_join = i;
+            }
+            int64_t late = atomic_load_explicit(&slot->woke_late_ns, memory_order_relaxed);
+            if (late >= 0) {
+                f->woken++;
+                f->wake_sum_ns += late;
+                if (late > f->wake_max_ns)
+                    f->wake_max_ns = late;
+            }
+        }
+        f->barriers = t->barriers + 1;
+    }
+}
+
+void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
+                   size_t ctx_size, const void *fn)
+{
+    struct bp_thread *t = &bp_tls;
+    bp_pool_ensure_init();
+    if (bp_config.pin_caller && t->level == 0)
+        bp_bind_caller();
+    if (team_size <= 0)
+        team_size = bp_requested_threads(t);
+    t->pushed_threads = 0;
+    team_size = team_size_for(t, team_size);
+    f->fn = fn;
+    f->locked = 0;
+    f->outermost = t->level == 0;
+    f->team_size = 1;
+    /* acquire: pairs with the destructor's release of shut_down */
+    if (atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire) ||
+        (team_size <= 1 && !(bp_profiling && f->outermost))) {
+        serial_enter(t, &f->saved);
+        return;
+    }
+    /* Regions run one at a time; profiled ones, teams of one too, are timed
+     * inside fork_lock, so regions never overlap in time. A team nested in
+     * a profiled team of one runs inside its lock. */
+    if (!t->holds_fork_lock) {
+        bp_fork_lock();
+        f->locked = 1;
+    }
+    if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
+        if (f->locked)
+            bp_fork_unlock();
+        f->locked = 0;
+        serial_enter(t, &f->saved);
+        return;
+    }
+    f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
+    if (f->outermost)
+        t->iters = 0;
+    if (team_size > 1) {
+        bp_pool_grow(team_size);
+        int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+        if (team_size > threads)
+            team_size = threads; /* fewer workers could be started */
+        if (team_size > bp_pool.ncpus)
+            warn_oversubscribed(team_size);
+    }
+    f->team_size = team_size;
+    if (team_size > 1) {
+        team_enter(t, team_size, run, ctx, ctx_size, fn, f->start_ns, &f->saved);
+    } else {
+        serial_enter(t, &f->saved);
+        t->barriers = 0;
+    }
+}
+
+void bp_fork_end(struct bp_fork_frame *f)
+{
+    struct bp_thread *t = &bp_tls;
+    int timed = bp_profiling && f->outermost && f->locked;
+    if (f->team_size > 1) {
+        team_leave(t, f);
+    } else if (timed) {
+        f->end_ns = bp_now_ns();
+        f->wait_ns = f->wait_t0_ns = 0;
+        f->barriers = t->barriers + 1;
+        f->last_at_join = -1;
+        f->woken = 0;
+        f->wake_sum_ns = f->wake_max_ns = 0;
+        bp_pool.prof_wait[0] = 0;
+        bp_pool.prof_iters[0] = t->iters;
+    }
+    restore_team(t, &f->saved);
+    if (timed) {
+        struct bp_region_sample sample = {
+            f->fn, f->start_ns, f->end_ns, f->wait_ns, f->wait_t0_ns, f->team_size,
+            f->barriers, bp_pool.prof_wait, bp_pool.prof_iters, f->last_at_join,
+            f->woken, f->wake_sum_ns, f->wake_max_ns};
+        bp_profile_region(&sample);
+    }
+    if (bp_tracing && f->outermost && f->locked) {
+        bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
+        if (f->team_size > 1)
+            bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
+    }
+    if (f->locked)
+        bp_fork_unlock();
+}
+
+void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)
+{
+    struct bp_fork_frame f;
+    bp_fork_begin(&f, team_size, run, ctx, ctx_size, fn);
+    run(0, ctx);
+    bp_fork_end(&f);
+}
+
+/* A serialized region is a region of one thread whose caller runs the body
+ * itself between the two calls: bp_fork's halves with a team of one. */
+struct bp_serial {
+    struct bp_serial *prev;
+    struct bp_fork_frame frame;
+};
+
+void bp_serial_begin(struct bp_thread *t, const void *fn)
+{
+    struct bp_serial *s = malloc(sizeof *s);
+    if (s == NULL)
+        bp_fatal("__kmpc_serialized_parallel: out of memory");
+    bp_fork_begin(&s->frame, 1, NULL, NULL, 0, fn);
+    s->prev = t->serial;
+    t->serial = s;
+}
+
+void bp_serial_end(struct bp_thread *t)
+{
+    struct bp_serial *s = t->serial;
+    if (s == NULL)
+        bp_fatal("__kmpc_end_serialized_parallel: no serialized region is open");
+    t->serial = s->prev;
+    bp_fork_end(&s->frame);
+    free(s);
+}
