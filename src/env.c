@@ -265,9 +265,11 @@ static const char *load_path(const char *name, char *buf, size_t size, const cha
 }
 
 /* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
- * policy (only the first entry of a list counts) also pins a region's caller
- * to its place. Unset: workers are pinned, callers are not, unless
- * OMP_PLACES is set (libgomp binds then too). omp_proc_bind_t values. */
+ * policy also binds the first application thread to place 0. A list gives
+ * each nesting level its bind-var, as OMP_NUM_THREADS does its nthreads-var
+ * (false, alone or in a list, binds nothing). Unset: workers are
+ * pinned, callers are not, unless OMP_PLACES is set (libgomp binds then
+ * too). Values are omp_proc_bind_t's. */
 static void load_proc_bind(void)
 {
     static char places[4096];
@@ -278,28 +280,48 @@ static void load_proc_bind(void)
         /* close: worker i on the i-th place from the caller's; with places
          * asked for, true, and the caller is bound too (as in libgomp) */
         bp_config.pin_caller = bp_config.places != NULL;
-        bp_config.proc_bind = bp_config.pin_caller ? 1 : 3;
+        bp_config.icv.proc_bind = bp_config.pin_caller ? 1 : 3;
         return;
     }
     static const struct {
         const char *name;
         int value;
-    } binding[] = {{"true", 1}, {"close", 3}, {"spread", 4}, {"master", 2}, {"primary", 2}};
-    size_t n = strcspn(s, ",");
-    if (n == 5 && strncasecmp(s, "false", 5) == 0) {
-        bp_config.pin = 0;
-        bp_config.proc_bind = 0;
-        return;
-    }
-    for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
-        if (n == strlen(binding[i].name) && strncasecmp(s, binding[i].name, n) == 0) {
-            bp_config.pin_caller = 1;
-            bp_config.proc_bind = binding[i].value;
+    } binding[] = {{"false", 0}, {"true", 1},    {"close", 3},
+                   {"spread", 4}, {"master", 2}, {"primary", 2}};
+    int list[BP_NTHREADS_LEVELS], n_list = 0, any_false = 0;
+    for (const char *p = s;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        size_t n = strcspn(p, ", \t");
+        int value = -1;
+        for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
+            if (n == strlen(binding[i].name) && strncasecmp(p, binding[i].name, n) == 0)
+                value = binding[i].value;
+        p += n;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (value < 0 || (*p != ',' && *p != '\0')) {
+            bp_config.icv.proc_bind = 3;
+            bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary (or a "
+                    "list of them); pinning the workers only", s);
             return;
         }
-    bp_config.proc_bind = 3;
-    bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary; "
-            "pinning the workers only", s);
+        any_false |= value == 0;
+        if (n_list < BP_NTHREADS_LEVELS)
+            list[n_list++] = value;
+        if (*p == '\0')
+            break;
+        p++;
+    }
+    if (any_false) {
+        bp_config.pin = 0;
+        bp_config.icv.proc_bind = 0;
+        return;
+    }
+    bp_config.pin_caller = 1;
+    bp_config.icv.proc_bind = list[0];
+    memcpy(bp_config.bind_list, list, sizeof(int) * (size_t)n_list);
+    bp_config.bind_levels = n_list;
 }
 
 static void load_flag(const char *name, int *out)

@@ -56,6 +56,8 @@ static struct bp_icv child_icv(const struct bp_icv *parent, int level)
     struct bp_icv c = *parent;
     if (level < bp_config.nthreads_levels)
         c.nthreads = bp_config.nthreads_list[level];
+    if (level < bp_config.bind_levels)
+        c.proc_bind = bp_config.bind_list[level];
     return c;
 }
 
@@ -87,7 +89,8 @@ static void save_team(const struct bp_thread *t, struct team_state *s)
     *s = (struct team_state){t->tid,        t->team_size,  t->level,      t->active_level,
                              t->epoch,      t->singles,    t->constructs, t->loop,
                              t->icv,        t->team_sched, t->team_chunk, t->task_id,
-                             t->act_level,  t->act_tid,    t->act_team};
+                             t->act_level,  t->act_tid,    t->act_team,   t->part_first,
+                             t->part_count};
 }
 
 static void restore_team(struct bp_thread *t, const struct team_state *s)
@@ -108,6 +111,8 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
     t->act_level = s->act_level;
     t->act_tid = s->act_tid;
     t->act_team = s->act_team;
+    t->part_first = s->part_first;
+    t->part_count = s->part_count;
 }
 
 /* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
@@ -168,6 +173,7 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         refresh_words(epoch_base);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     int level = t->level + 1;
+    int policy = bp_icv(t)->proc_bind; /* the forking task's bind-var binds the region */
     struct bp_icv icv = child_icv(bp_icv(t), level);
     if (memcmp(&bp_pool.team_icv, &icv, sizeof icv) != 0)
         bp_pool.team_icv = icv;
@@ -182,6 +188,9 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         slot->team_size = team_size;
         slot->epoch_base = (uint32_t)epoch_base;
         slot->level = level;
+        slot->part_first = t->part_first;
+        slot->part_count = t->part_count;
+        bp_place_partition(policy, i, team_size, &slot->part_first, &slot->part_count);
         if (bp_tracing)
             slot->trace_fn = fn;
         if (bp_profiling)
@@ -195,6 +204,7 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         bp_flag_wake_sleepers(&bp_pool.slots[i].go);
     save_team(t, saved);
     begin_task(t, &icv);
+    bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
     t->team_size = team_size;
     t->active_level++;
     t->act_level = level;

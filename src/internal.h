@@ -102,6 +102,8 @@ struct bp_icv {
     int64_t run_chunk;     /* its chunk; 0: the schedule's default */
     int dynamic;           /* dyn-var: teams no larger than the allowed CPUs */
     int max_active_levels; /* max-active-levels-var */
+    int proc_bind;         /* bind-var: omp_proc_bind_t (reported; the pool binds close,
+                            * or all on the caller's place under primary) */
 };
 
 /* Most threads the pool ever has, whatever is asked. */
@@ -121,8 +123,8 @@ struct bp_config {
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
     int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind,
                             * or OMP_PLACES set and OMP_PROC_BIND not */
-    int proc_bind;         /* bind-var: omp_proc_bind_t of OMP_PROC_BIND's first entry;
-                            * unset: close while the workers are pinned */
+    int bind_levels;       /* entries of the OMP_PROC_BIND list (0: unset) */
+    int bind_list[BP_NTHREADS_LEVELS]; /* bind-var of level i's tasks */
     const char *places;    /* OMP_PLACES, or NULL (parsed by places.c) */
     int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: the default team is the limit */
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
@@ -161,6 +163,10 @@ void bp_places_free(void);
 const cpu_set_t *bp_place_set(int p);
 /* The first place holding cpu, or -1. */
 int bp_place_of_cpu(int cpu);
+/* Thread tid's place partition in a team of nth forked by a task whose
+ * partition is *first, *count (0 places: the whole list), as
+ * proc_bind(spread) divides it; other policies keep the forker's. */
+void bp_place_partition(int policy, int tid, int nth, int *first, int *count);
 
 /* ---- pool.c, fork.c: the state of a thread and its team ------------------ */
 
@@ -214,6 +220,7 @@ struct bp_thread {
      * and its team size. Every other enclosing level is a team of one. */
     int act_level, act_tid, act_team;
     int place;            /* the place the thread is bound to; -1: not bound */
+    int part_first, part_count; /* its task's place partition; 0 places: the whole list */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int slept;            /* profiling: a wait of this thread went to sleep */
     int pool_id;          /* worker number; 0 for a thread that forks regions */
@@ -248,6 +255,7 @@ struct team_state {
     int64_t team_chunk;
     uint32_t task_id;
     int act_level, act_tid, act_team;
+    int part_first, part_count;
 };
 
 /* A region between bp_fork_begin and bp_fork_end, on the caller's stack. */

@@ -1,5 +1,6 @@
 /* omp_api.c: the OpenMP user calls (`omp_*`): queries of the pool's
  * threads and teams, the settings a program may change, and locks. */
+#include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 
@@ -10,20 +11,13 @@ BP_API int omp_get_thread_num(void) { return bp_self()->tid; }
 
 BP_API int omp_get_num_threads(void) { return bp_self()->team_size; }
 
-/* nthreads-var of the calling task, as the team a region without
- * num_threads would ask for; at most the limits (a region nested in an
- * active one still runs on one thread, and as in libgomp and libomp the
- * answer does not say so). */
+/* nthreads-var of the calling task (the default team when unset), as
+ * libgomp and libomp answer it: the team a region gets may still be
+ * smaller (the limits, dyn-var, a nested region inside an active one). */
 BP_API int omp_get_max_threads(void)
 {
-    struct bp_thread *t = bp_self();
-    int n = bp_icv(t)->nthreads;
-    if (n <= 0)
-        n = bp_default_team();
-    int max = bp_max_team();
-    if (bp_icv(t)->dynamic && max > bp_default_team())
-        max = bp_default_team();
-    return n < max ? n : max;
+    int n = bp_icv(bp_self())->nthreads;
+    return n > 0 ? n : bp_default_team();
 }
 
 BP_API void omp_set_num_threads(int num_threads)
@@ -81,8 +75,13 @@ BP_API int omp_get_team_size(int level)
 }
 
 /* thread-limit-var: the limit set (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
- * else the most threads the pool ever starts. */
-BP_API int omp_get_thread_limit(void) { return bp_max_team(); }
+ * else INT_MAX as libgomp and libomp give it (the pool itself stops at
+ * BP_MAX_THREADS). */
+BP_API int omp_get_thread_limit(void)
+{
+    bp_config_load();
+    return bp_config.thread_limit > 0 ? bp_max_team() : INT_MAX;
+}
 
 /* dyn-var, of the calling task: when true, a team is no larger than the
  * allowed CPUs (libgomp and libomp shrink such teams too). */
@@ -126,7 +125,7 @@ BP_API void omp_set_schedule(omp_sched_t kind, int chunk)
     }
     struct bp_icv *icv = bp_icv(bp_self());
     icv->run_sched = (int)kind;
-    icv->run_chunk = chunk > 0 ? chunk : 0;
+    icv->run_chunk = chunk > 0 && k != omp_sched_auto ? chunk : 0; /* auto takes no chunk */
 }
 
 BP_API void omp_get_schedule(omp_sched_t *kind, int *chunk)
@@ -153,14 +152,13 @@ typedef enum omp_proc_bind_t {
     omp_proc_bind_spread = 4,
 } omp_proc_bind_t;
 
-/* bind-var: OMP_PROC_BIND's first entry; unset, close (worker i sits on
- * the i-th place from its forker's), or false under OMP_PROC_BIND=false. The
- * pool binds close whatever the policy: spread and primary are reported as
- * asked, not followed. */
+/* bind-var of the calling task: OMP_PROC_BIND's entry for its level; unset,
+ * close (worker i sits on the i-th place from its forker's), true with
+ * OMP_PLACES. The pool binds close, or every thread on the caller's place
+ * under primary; spread is reported as asked, bound close. */
 BP_API omp_proc_bind_t omp_get_proc_bind(void)
 {
-    bp_config_load();
-    return (omp_proc_bind_t)bp_config.proc_bind;
+    return (omp_proc_bind_t)bp_icv(bp_self())->proc_bind;
 }
 
 /* ---- locks -------------------------------------------------------------
@@ -392,7 +390,7 @@ BP_API void omp_display_env(int verbose)
             sched_name(icv->run_sched));
     if (icv->run_chunk > 0)
         fprintf(f, ",%lld", (long long)icv->run_chunk);
-    int bind = bp_config.proc_bind >= 0 && bp_config.proc_bind <= 4 ? bp_config.proc_bind : 0;
+    int bind = icv->proc_bind >= 0 && icv->proc_bind <= 4 ? icv->proc_bind : 0;
     fprintf(f, "'\n  OMP_PROC_BIND = '%s'\n  OMP_PLACES = '", bind_names[bind]);
     for (int p = 0; p < omp_get_num_places(); p++) {
         int n = omp_get_place_num_procs(p), ids[CPU_SETSIZE];

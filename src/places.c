@@ -387,6 +387,20 @@ int bp_place_of_cpu(int cpu)
 
 int bp_places_from_env(void) { return from_env; }
 
+void bp_place_partition(int policy, int tid, int nth, int *first, int *count)
+{
+    if (policy != 4 || nth <= 1) /* not spread: the forker's partition */
+        return;
+    int f = *first, c = *count > 0 ? *count : nplaces;
+    if (c >= nth) { /* nth subpartitions of c / nth places, the first ones longer */
+        *first = f + (int)((int64_t)tid * c / nth);
+        *count = (int)((int64_t)(tid + 1) * c / nth - (int64_t)tid * c / nth);
+    } else { /* more threads than places: one place each */
+        *first = f + (int)((int64_t)tid * c / nth);
+        *count = 1;
+    }
+}
+
 /* ---- the OpenMP places API ------------------------------------------------ */
 
 /* The place list is there when threads are bound: OMP_PLACES, or the pool's
@@ -428,13 +442,21 @@ BP_API int omp_get_place_num(void)
     return t->place;
 }
 
-/* Threads bind close to their forker: every task's partition is the whole
- * list. */
-BP_API int omp_get_partition_num_places(void) { return listed(); }
+/* The calling task's place partition: the whole list, divided among a
+ * team's threads by proc_bind(spread) (the threads themselves stay bound
+ * close to their forker's place). */
+BP_API int omp_get_partition_num_places(void)
+{
+    if (listed() == 0)
+        return 0;
+    int c = bp_self()->part_count;
+    return c > 0 ? c : nplaces;
+}
 
 BP_API void omp_get_partition_place_nums(int *place_nums)
 {
-    int n = listed();
+    int n = omp_get_partition_num_places();
+    int first = bp_self()->part_count > 0 ? bp_self()->part_first : 0;
     for (int p = 0; p < n && place_nums != NULL; p++)
-        place_nums[p] = p;
+        place_nums[p] = first + p;
 }

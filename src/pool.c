@@ -296,6 +296,8 @@ void bp_bind_caller(void)
 /* The place worker i is bound to. */
 static int worker_place(int i)
 {
+    if (bp_config.icv.proc_bind == 2) /* primary: every thread on the caller's place */
+        return bp_pool.first_place;
     return (bp_pool.first_place + i) % bp_pool.nplaces;
 }
 
@@ -338,6 +340,8 @@ static void *worker_main(void *arg)
         t->act_level = slot->level;
         t->act_tid = id;
         t->act_team = slot->team_size;
+        t->part_first = slot->part_first;
+        t->part_count = slot->part_count;
         t->place = bp_config.pin ? worker_place(id) : -1;
         t->epoch = slot->epoch_base;
         t->singles = 0;

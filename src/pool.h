@@ -23,6 +23,7 @@ struct bp_slot {
     uint32_t epoch_base;
     alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
     int level;            /* the region's nesting level */
+    int part_first, part_count; /* the worker's place partition (0 places: all) */
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
     uint32_t used_shared; /* the worker met loops or singles in the region */
