@@ -402,7 +402,8 @@ BP_API void omp_display_env(int verbose)
     }
     fprintf(f, "'\n  OMP_STACKSIZE = '%zu'\n", bp_config.stack_bytes);
     /* spinning for a while, then sleeping, is passive as libgomp names it */
-    fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", bp_config.spin_ns == INT64_MAX ? "ACTIVE" : "PASSIVE");
+    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
+    fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", spin_ns == INT64_MAX ? "ACTIVE" : "PASSIVE");
     fprintf(f, "  OMP_THREAD_LIMIT = '%d'\n", omp_get_thread_limit());
     fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", icv->max_active_levels);
     fprintf(f, "  OMP_NUM_TEAMS = '%d'\n  OMP_TEAMS_THREAD_LIMIT = '%d'\n", omp_get_max_teams(),
@@ -412,7 +413,7 @@ BP_API void omp_display_env(int verbose)
     if (verbose) {
         fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);
         fprintf(f, "  BUDDY_THREAD_POOL_SPIN_US = '%lld'\n",
-                bp_config.spin_ns == INT64_MAX ? -1LL : (long long)(bp_config.spin_ns / 1000));
+                spin_ns == INT64_MAX ? -1LL : (long long)(spin_ns / 1000));
         fprintf(f, "  BUDDY_THREAD_POOL_PROFILE = '%d'\n", bp_config.profile);
     }
     fprintf(f, "OPENMP DISPLAY ENVIRONMENT END\n");

@@ -125,7 +125,8 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
-    int64_t spin_ns = bp_config.spin_ns;
+    /* relaxed: kmp_set_blocktime may change it while threads wait */
+    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
     int oversubscribed =
         polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
@@ -234,7 +235,7 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
 {
     if (b->backoff == 0) { /* the first call */
         bp_config_load(); /* a lock may be used before any region */
-        if (bp_config.spin_ns == 0)
+        if (__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) == 0)
             return 0;
         b->backoff = 1;
         b->yielding = polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
@@ -243,7 +244,7 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
         /* the clock once the reads are far apart: a read of it costs less
          * than the pauses between them */
         int64_t waited = bp_now_ns() - b->start_ns;
-        if (waited >= bp_config.spin_ns)
+        if (waited >= __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED))
             return 0;
         if (waited >= BP_YIELD_AFTER_NS)
             b->yielding = 1;
