@@ -98,7 +98,8 @@ function(bp_openmp_env_tests name)
   set(envs "list|OMP_NUM_THREADS=3,2" "list-wide|OMP_NUM_THREADS=2,4"
     "sched-monotonic|OMP_NUM_THREADS=2|OMP_SCHEDULE=monotonic:guided,7"
     "sched-nonmonotonic|OMP_NUM_THREADS=2|OMP_SCHEDULE=nonmonotonic:dynamic,4"
-    "sched-guided|OMP_NUM_THREADS=2|OMP_SCHEDULE=guided")
+    "sched-guided|OMP_NUM_THREADS=2|OMP_SCHEDULE=guided"
+    "limit|OMP_NUM_THREADS=4|OMP_THREAD_LIMIT=4")
   foreach(e IN LISTS envs)
     string(REPLACE "|" ";" parts "${e}")
     list(GET parts 0 tag)

@@ -14,7 +14,7 @@
  *   - max-active-levels 0 makes regions inactive; a nestable lock is owned
  *     by the task, not the thread;
  *   - omp_get_schedule answers from OMP_SCHEDULE before any region, with the
- *     monotonic modifier. */
+ *     monotonic modifier; omp_get_thread_limit from OMP_THREAD_LIMIT. */
 #include <omp.h>
 #include <string.h>
 
@@ -330,6 +330,18 @@ static void schedule_from_environment(void)
     check_failures++;
 }
 
+/* OMP_THREAD_LIMIT is what omp_get_thread_limit says, and caps no team
+ * within it. */
+static void thread_limit(void)
+{
+    const char *env = getenv("OMP_THREAD_LIMIT");
+    if (env == NULL)
+        return;
+    EXPECT_EQ(omp_get_thread_limit(), atoi(env), "omp_get_thread_limit under OMP_THREAD_LIMIT");
+    printf("gomp-icv: OMP_THREAD_LIMIT=%s: omp_get_thread_limit %d\n", env,
+           omp_get_thread_limit());
+}
+
 int main(int argc, char **argv)
 {
 #ifdef __clang__
@@ -340,6 +352,7 @@ int main(int argc, char **argv)
 #endif
     schedule_from_environment(); /* first: before any region */
     nthreads_list();
+    thread_limit();
     int n = omp_get_max_threads();
     nested_in_inactive();
     members_wait_for_each_other(4);
