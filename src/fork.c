@@ -84,35 +84,12 @@ static int team_size_for(struct bp_thread *t, int n)
     return n < max ? n : max;
 }
 
-static void save_team(const struct bp_thread *t, struct team_state *s)
-{
-    *s = (struct team_state){t->tid,        t->team_size,  t->level,      t->active_level,
-                             t->epoch,      t->singles,    t->constructs, t->loop,
-                             t->icv,        t->team_sched, t->team_chunk, t->task_id,
-                             t->act_level,  t->act_tid,    t->act_team,   t->part_first,
-                             t->part_count};
-}
+static void save_team(const struct bp_thread *t, struct team_state *s) { *s = t->team; }
 
 static void restore_team(struct bp_thread *t, const struct team_state *s)
 {
-    t->tid = s->tid;
-    t->team_size = s->team_size;
-    t->level = s->level;
-    t->active_level = s->active_level;
-    t->epoch = s->epoch;
-    t->singles = s->singles;
-    t->constructs = s->constructs;
-    bp_loop_discard(&t->loop);
-    t->loop = s->loop;
-    t->icv = s->icv;
-    t->team_sched = s->team_sched;
-    t->team_chunk = s->team_chunk;
-    t->task_id = s->task_id;
-    t->act_level = s->act_level;
-    t->act_tid = s->act_tid;
-    t->act_team = s->act_team;
-    t->part_first = s->part_first;
-    t->part_count = s->part_count;
+    bp_loop_discard(&t->loop); /* what a team of one's construct kept */
+    t->team = *s;
 }
 
 /* t becomes thread 0 of a new region: a new implicit task, whose ICVs come

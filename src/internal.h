@@ -195,32 +195,46 @@ struct bp_loop {
     void *own_mem;         /* a team of one's construct memory (bp_loop_start_mem) */
 };
 
+/* The parts of a thread's state that belong to its current team and the
+ * implicit task it runs there: a region saves them and gives them back
+ * whole (struct team_state), and the thread reads them by name. */
+#define BP_TEAM_STATE                                                                   \
+    int tid;              /* number in the current team */                             \
+    int team_size;        /* 1 outside any region */                                   \
+    int level;            /* nesting depth of parallel regions, serial ones too */     \
+    int active_level;     /* depth of regions with more than one thread */             \
+    uint64_t epoch;       /* barrier episodes passed, continues across regions; */     \
+                          /* words hold its low 32 bits (a worker knows only those) */ \
+    uint32_t singles;     /* single constructs met in the current region */            \
+    uint32_t constructs;  /* worksharing loops and sections met in the region */       \
+    struct bp_loop loop;  /* the worksharing loop this thread is in */                 \
+    struct bp_icv icv;    /* the ICVs of the implicit task the thread runs */          \
+    int team_sched;       /* the runtime schedule of the team's loops, fixed at */     \
+    int64_t team_chunk;   /* the fork from the forking task's run-sched-var */         \
+    uint32_t task_id;     /* the implicit task as a nestable lock's owner; 0: none */  \
+    /* the one active region among the thread's enclosing regions (at most */          \
+    /* one is: see fork.c): its level (0: none), the thread's number in it */         \
+    /* and its team size; every other enclosing level is a team of one */              \
+    int act_level, act_tid, act_team;                                                  \
+    int part_first, part_count; /* the task's place partition; 0 places: all */
+struct team_state {
+    BP_TEAM_STATE
+};
+
 /* Per-thread state, reached through thread-local storage. */
 struct bp_thread {
-    int tid;              /* number in the current team */
-    int team_size;        /* 1 outside any region */
-    int level;            /* nesting depth of parallel regions, serial ones too */
-    int active_level;     /* depth of regions with more than one thread */
-    uint64_t epoch;       /* barrier episodes passed, continues across regions; words
-                           * hold its low 32 bits (a worker knows only those) */
+    union {
+        struct {
+            BP_TEAM_STATE
+        };
+        struct team_state team;
+    };
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
-    struct bp_icv icv;    /* the ICVs of the implicit task the thread runs */
     int icv_ready;        /* icv is set (else the initial values: bp_icv) */
-    int team_sched;       /* the runtime schedule of the team's loops, fixed at */
-    int64_t team_chunk;   /* the fork from the forking task's run-sched-var */
-    uint32_t task_id;     /* the implicit task as a nestable lock's owner; 0: none yet */
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
-    uint32_t singles;     /* single constructs met in the current region */
-    uint32_t constructs;  /* worksharing loops and sections met in the region */
-    struct bp_loop loop;  /* the worksharing loop this thread is in */
-    /* The one active region among the thread's enclosing regions (at most
-     * one is: see bp_fork): its level (0: none), the thread's number in it
-     * and its team size. Every other enclosing level is a team of one. */
-    int act_level, act_tid, act_team;
     int place;            /* the place the thread is bound to; -1: not bound */
-    int part_first, part_count; /* its task's place partition; 0 places: the whole list */
     int holds_fork_lock;  /* this thread holds the pool's fork_lock */
     int slept;            /* profiling: a wait of this thread went to sleep */
     int pool_id;          /* worker number; 0 for a thread that forks regions */
@@ -242,21 +256,6 @@ static inline struct bp_icv *bp_icv(struct bp_thread *t)
 }
 
 /* ---- fork.c ------------------------------------------------------------ */
-
-/* The parts of a thread's state that belong to its current team: a nested
- * region saves them and gives them back. */
-struct team_state {
-    int tid, team_size, level, active_level;
-    uint64_t epoch;
-    uint32_t singles, constructs;
-    struct bp_loop loop;
-    struct bp_icv icv;
-    int team_sched;
-    int64_t team_chunk;
-    uint32_t task_id;
-    int act_level, act_tid, act_team;
-    int part_first, part_count;
-};
 
 /* A region between bp_fork_begin and bp_fork_end, on the caller's stack. */
 struct bp_fork_frame {
