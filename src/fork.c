@@ -17,9 +17,11 @@
  * one thread). A region forked inside an active one runs on its caller alone;
  * one forked inside inactive ones only (num_threads(1), if(0)) is active and
  * gets its full team, as in libgomp and libomp: libraries that plan shares
- * with omp_get_max_threads() rely on it. Such a nested team is part of its
- * outermost region in the profile; when that region holds fork_lock (a
- * profiled team of one) the nested fork does not take it again.
+ * with omp_get_max_threads() rely on it. In the profile such a nested team
+ * is inside its outermost region's wall time, which is reported as the team
+ * of one it is (the nested team's own waits and iterations are not counted);
+ * when that region holds fork_lock (profiled) the nested fork does not take
+ * it again.
  *
  * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
  * starts all its threads at the pool's count (epoch_base) and its end (the
@@ -104,6 +106,9 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
     t->level++;
     t->singles = 0;
     t->constructs = 0;
+    /* in no worksharing construct yet; the enclosing task's loop, with any
+     * memory it keeps, is in the saved state and comes back whole */
+    memset(&t->loop, 0, sizeof t->loop);
 }
 
 /* Enter and leave the state of a region of one thread on the caller. */
@@ -167,7 +172,8 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         slot->level = level;
         slot->part_first = t->part_first;
         slot->part_count = t->part_count;
-        bp_place_partition(policy, i, team_size, &slot->part_first, &slot->part_count);
+        if (policy == 4) /* spread divides the partition */
+            bp_place_partition(policy, i, team_size, &slot->part_first, &slot->part_count);
         if (bp_tracing)
             slot->trace_fn = fn;
         if (bp_profiling)
@@ -199,6 +205,9 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
  * waits there from its arrival to the end of the join. */
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
+    /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
+    if (f->team_size > bp_pool.ncpus)
+        atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
     int timed = bp_profiling && f->outermost;
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;

@@ -138,6 +138,7 @@ static void ws_close(struct bp_thread *t)
         t->loop.done = 1;
         bp_loop_next(t, &first, &last_idx, NULL);
     }
+    bp_loop_finish(t); /* done with the construct's memory, if it has one */
 }
 
 static bool long_next(struct bp_thread *t, long *istart, long *iend)

@@ -193,6 +193,7 @@ struct bp_loop {
     int ord_bumped;        /* ordered: the current iteration passed its turn */
     uint64_t base, step;   /* the ABI layer's typed bounds: index i is base + i * step */
     void *own_mem;         /* a team of one's construct memory (bp_loop_start_mem) */
+    struct mem_block *shared; /* the team's construct memory, until bp_loop_finish */
 };
 
 /* The parts of a thread's state that belong to its current team and the
@@ -464,6 +465,9 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
 /* Free what a team of one's construct kept (its memory), when the region
  * whose state l is ends. */
 void bp_loop_discard(struct bp_loop *l);
+/* t has ended its construct (the ABI's loop or sections end): it reads its
+ * team-shared memory no more. */
+void bp_loop_finish(struct bp_thread *t);
 /* t's next chunk: 1 with its indices *first..*last_idx (and *is_last when it
  * holds index last), or 0 when the loop is over for t (its end). */
 int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *is_last);

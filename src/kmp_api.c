@@ -15,25 +15,24 @@
 
 #include "internal.h"
 
+/* relaxed: the pool's growth reads it once per thread it starts; no lock,
+ * since a region's thread 0 holds the pool's */
 BP_API void kmp_set_stacksize_s(size_t size)
 {
-    bp_pool_lock(); /* the pool's growth reads it under the same lock */
+    bp_config_load();
     if (size >= 64 * 1024)
-        bp_config.stack_bytes = size;
+        __atomic_store_n(&bp_config.stack_bytes, size, __ATOMIC_RELAXED);
     else
         bp_warn("kmp_set_stacksize(%zu): below 64K; the stack size stays %zu", size,
-                bp_config.stack_bytes);
-    bp_pool_unlock();
+                __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED));
 }
 
 BP_API void kmp_set_stacksize(int size) { kmp_set_stacksize_s(size > 0 ? (size_t)size : 0); }
 
 BP_API size_t kmp_get_stacksize_s(void)
 {
-    bp_pool_lock();
-    size_t s = bp_config.stack_bytes;
-    bp_pool_unlock();
-    return s;
+    bp_config_load();
+    return __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED);
 }
 
 BP_API int kmp_get_stacksize(void)

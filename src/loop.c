@@ -22,12 +22,13 @@
  * Static chunks need no shared state: each thread computes its own.
  *
  * gcc's team-shared construct memory (scan reductions, conditional
- * lastprivate of sections) is allocated, zeroed, by the first thread with
- * the loop's set-up. The compiled code reads it after the construct until
- * the barrier that ends it, so it is freed only when the slot is set up for
- * a later construct (whose threads have all left this one and passed that
- * barrier), or with the ring at the region's end. A team of one keeps its
- * own until its next construct or the end of the region (bp_loop_discard).
+ * lastprivate) is allocated, zeroed, by the first thread with the loop's
+ * set-up. The compiled code reads it after the thread has left the
+ * construct, until it ends it (GOMP_loop_end_nowait comes after the last
+ * reads), so a block is freed only once every thread has ended the
+ * construct (see mem_block), when its slot is set up again, or at the
+ * region's end. A team of one keeps its own until its next construct or the
+ * end of the region (bp_loop_discard).
  *
  * Ordered: `turn` holds the index whose ordered region may run next (its low
  * 32 bits: a waiter's index is never 2^32 ahead of the turn). The two ABIs
@@ -54,18 +55,39 @@ struct bp_ws {
     int nth;                                  /* threads that must leave it */
     int sched;                                /* the schedule every thread follows */
     uint64_t chunk;
-    void *mem;                                /* team-shared memory of the construct, or NULL */
+    struct mem_block *mem;                    /* team-shared memory of the construct, or NULL */
     alignas(BP_LINE) _Atomic uint64_t next;   /* dynamic, guided: next index */
     alignas(BP_LINE) struct bp_flag turn;     /* ordered: low bits of the next index */
 };
 
+/* Team-shared construct memory: a header, then the zeroed bytes the
+ * compiled code asked for. Each thread that started the construct counts
+ * itself in `finished` when it ends it (GOMP_loop_end[_nowait],
+ * GOMP_sections_end[_nowait]); a block whose threads have all finished is
+ * freed when its slot is set up again, one that some thread still reads is
+ * kept on the retired list until the region ends. */
+struct mem_block {
+    alignas(16) _Atomic uint32_t finished;
+    uint32_t nth;
+    struct mem_block *next; /* on the retired list */
+    alignas(16) unsigned char bytes[];
+};
+
 static struct bp_ws ring[BP_RING];
+static struct mem_block *_Atomic retired;
 static void *_Atomic copy_data; /* copyprivate: the single thread's data */
 
 void bp_loops_reset(void)
 {
+    /* no thread of the region runs now: every block can go */
+    for (struct mem_block *b = atomic_load_explicit(&retired, memory_order_relaxed), *next;
+         b != NULL; b = next) {
+        next = b->next;
+        free(b);
+    }
+    atomic_store_explicit(&retired, NULL, memory_order_relaxed);
     for (int i = 0; i < BP_RING; i++) {
-        free(ring[i].mem); /* a construct some thread did not leave */
+        free(ring[i].mem);
         ring[i].mem = NULL;
         atomic_store_explicit(&ring[i].ticket, 0, memory_order_relaxed);
         atomic_store_explicit(&ring[i].ready.value, 0, memory_order_relaxed);
@@ -114,14 +136,47 @@ void bp_loop_discard(struct bp_loop *l)
     l->own_mem = NULL;
 }
 
-/* Zeroed team-shared memory of mem_size bytes (gcc's GOMP_loop_start mem). */
-static void *shared_mem(size_t mem_size)
+/* Zeroed team-shared memory of mem_size bytes (gcc's GOMP_loop_start mem)
+ * for a team of nth. */
+static struct mem_block *shared_mem(size_t mem_size, int nth)
 {
-    void *m = calloc(1, mem_size);
-    if (m == NULL)
+    struct mem_block *b = calloc(1, sizeof *b + mem_size);
+    if (b == NULL)
         bp_fatal("GOMP_loop_start: out of memory for %zu bytes of team-shared construct memory",
                  mem_size);
-    return m;
+    b->nth = (uint32_t)nth;
+    return b;
+}
+
+/* The slot's block from its construct before: freed when every thread of
+ * that construct has ended it, else retired until the region's end. */
+static void retire(struct bp_ws *ws)
+{
+    struct mem_block *b = ws->mem;
+    if (b == NULL)
+        return;
+    ws->mem = NULL;
+    /* acquire: every thread's reads of the block come before its count */
+    if (atomic_load_explicit(&b->finished, memory_order_acquire) == b->nth) {
+        free(b);
+        return;
+    }
+    b->next = atomic_load_explicit(&retired, memory_order_relaxed);
+    /* release: publishes b->next to the region's end, which frees the list */
+    while (!atomic_compare_exchange_weak_explicit(&retired, &b->next, b, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+void bp_loop_finish(struct bp_thread *t)
+{
+    struct mem_block *b = t->loop.shared;
+    if (b == NULL)
+        return;
+    t->loop.shared = NULL;
+    /* release: this thread's reads of the block before the free that
+     * acquires the count */
+    atomic_fetch_add_explicit(&b->finished, 1, memory_order_release);
 }
 
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
@@ -147,7 +202,10 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
     if (l->chunk == 0 && sched != BP_LOOP_STATIC)
         l->sched = BP_LOOP_STATIC;
     if (t->team_size <= 1) { /* no shared state: l->ws stays NULL */
-        l->own_mem = mem_size ? shared_mem(mem_size) : NULL;
+        l->own_mem = mem_size ? calloc(1, mem_size) : NULL;
+        if (mem_size && l->own_mem == NULL)
+            bp_fatal("GOMP_loop_start: out of memory for %zu bytes of construct memory",
+                     mem_size);
         return l->own_mem;
     }
     uint32_t k = t->constructs++;
@@ -162,8 +220,8 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
             ws->nth = t->team_size;
             ws->sched = l->sched;
             ws->chunk = l->chunk;
-            free(ws->mem); /* the slot's construct before: every thread has left it */
-            ws->mem = mem_size ? shared_mem(mem_size) : NULL;
+            retire(ws);
+            ws->mem = mem_size ? shared_mem(mem_size, t->team_size) : NULL;
             atomic_store_explicit(&ws->next, empty ? last + 1 : 0, memory_order_relaxed);
             atomic_store_explicit(&ws->turn.value, 0, memory_order_relaxed);
             bp_flag_set(&ws->ready, k + 1); /* release: publishes the fields */
@@ -179,7 +237,10 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
         }
         wait_free(ws, k + 1); /* an older loop still holds the slot */
     }
-    return ws->mem;
+    if (ws->mem == NULL || mem_size == 0)
+        return NULL;
+    l->shared = ws->mem; /* counted out by bp_loop_finish */
+    return ws->mem->bytes;
 }
 
 /* t leaves its loop: the last thread to leave frees the slot. */

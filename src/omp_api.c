@@ -80,7 +80,9 @@ BP_API int omp_get_team_size(int level)
 BP_API int omp_get_thread_limit(void)
 {
     bp_config_load();
-    return bp_config.thread_limit > 0 ? bp_max_team() : INT_MAX;
+    if (bp_config.thread_limit <= 0)
+        return INT_MAX;
+    return bp_config.thread_limit < BP_MAX_THREADS ? bp_config.thread_limit : BP_MAX_THREADS;
 }
 
 /* dyn-var, of the calling task: when true, a team is no larger than the
@@ -400,7 +402,8 @@ BP_API void omp_display_env(int verbose)
             fprintf(f, "%s%d", i ? "," : "", ids[i]);
         fprintf(f, "}");
     }
-    fprintf(f, "'\n  OMP_STACKSIZE = '%zu'\n", bp_config.stack_bytes);
+    fprintf(f, "'\n  OMP_STACKSIZE = '%zu'\n",
+            __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED));
     /* spinning for a while, then sleeping, is passive as libgomp names it */
     int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
     fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", spin_ns == INT64_MAX ? "ACTIVE" : "PASSIVE");

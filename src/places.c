@@ -133,14 +133,15 @@ static int number(struct cursor *c, long *out, int negative)
     return 1;
 }
 
-/* [: count [: stride]] after a place or a CPU: 1 and stride 1 by default. */
-static int repeat(struct cursor *c, long *count, long *stride)
+/* [: count [: stride]] after a place or a CPU: 1 and stride 1 by default;
+ * a count above max (the CPUs or places there can be) is an error. */
+static int repeat(struct cursor *c, long *count, long *stride, long max)
 {
     *count = 1;
     *stride = 1;
     if (!eat(c, ':'))
         return 1;
-    if (!number(c, count, 0) || *count < 1)
+    if (!number(c, count, 0) || *count < 1 || *count > max)
         return 0;
     if (eat(c, ':') && !number(c, stride, 1))
         return 0;
@@ -156,7 +157,7 @@ static int parse_place(struct cursor *c, cpu_set_t *set)
     do {
         int exclude = eat(c, '!');
         long cpu, count, stride;
-        if (!number(c, &cpu, 0) || !repeat(c, &count, &stride))
+        if (!number(c, &cpu, 0) || !repeat(c, &count, &stride, CPU_SETSIZE))
             return 0;
         for (long k = 0; k < count; k++) {
             long x = cpu + k * stride;
@@ -190,7 +191,7 @@ static int parse_list(const char *s, const cpu_set_t *allowed)
     do {
         cpu_set_t set;
         long count, stride;
-        if (!parse_place(&c, &set) || !repeat(&c, &count, &stride))
+        if (!parse_place(&c, &set) || !repeat(&c, &count, &stride, BP_MAX_PLACES))
             return 0;
         for (long k = 0; k < count; k++) {
             cpu_set_t moved;

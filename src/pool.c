@@ -315,6 +315,7 @@ static void *worker_main(void *arg)
     t->wait_stats = &slot->wait_stats;
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
+    int place = bp_config.pin ? worker_place(id) : -1; /* bound at its creation */
     uint32_t seen = 0;
     for (;;) {
         t->slept = 0;
@@ -342,7 +343,7 @@ static void *worker_main(void *arg)
         t->act_team = slot->team_size;
         t->part_first = slot->part_first;
         t->part_count = slot->part_count;
-        t->place = bp_config.pin ? worker_place(id) : -1;
+        t->place = place;
         t->epoch = slot->epoch_base;
         t->singles = 0;
         t->constructs = 0;
@@ -418,18 +419,20 @@ void bp_pool_grow(int want)
         if (bp_config.pin)
             pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
                                         bp_place_set(worker_place(i)));
-        int err = pthread_attr_setstacksize(&attr, bp_config.stack_bytes);
+        /* relaxed: kmp_set_stacksize may change it from any thread */
+        size_t stack = __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED);
+        int err = pthread_attr_setstacksize(&attr, stack);
         if (err == 0)
             err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
-        if (err != 0 && bp_config.stack_bytes != ((size_t)8 << 20)) {
+        if (err != 0 && stack != ((size_t)8 << 20)) {
             /* A 256M reservation can fail under a tight RLIMIT_AS, a small
              * size below what the C library takes. */
             pthread_attr_setstacksize(&attr, (size_t)8 << 20);
             err = pthread_create(&slot->thread, &attr, worker_main, (void *)(intptr_t)i);
             if (err == 0) {
                 bp_warn("could not start a worker with a %zu-byte stack (OMP_STACKSIZE); "
-                        "using 8M", bp_config.stack_bytes);
-                bp_config.stack_bytes = (size_t)8 << 20;
+                        "using 8M", stack);
+                __atomic_store_n(&bp_config.stack_bytes, (size_t)8 << 20, __ATOMIC_RELAXED);
             }
         }
         if (err != 0) {

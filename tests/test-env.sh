@@ -59,7 +59,8 @@ for v in bogus dynamic,-1 dynamic,0 guided,99999999999999999999 static,4x 'stati
          monotonic: ''; do
     expect_warn OMP_SCHEDULE "$v"
 done
-for v in bogus '' '{' '{0:' '{0}x' '{99999}' '{1000}' 'threads(0)' 'cores(x)' 'sockets(2' '{0},'; do
+for v in bogus '' '{' '{0:' '{0}x' '{99999}' '{1000}' 'threads(0)' 'cores(x)' 'sockets(2' '{0},' \
+         '{0:100000000000:0}' '{1000}:1000000000000:0'; do
     expect_warn OMP_PLACES "$v"
 done
 for v in maybe 1 ''; do expect_warn OMP_DYNAMIC "$v"; expect_warn OMP_NESTED "$v"; done

@@ -13,6 +13,7 @@
 enum { N = 10007 };
 
 static int a[N], inc[N], exc[N];
+static int gx; /* an orphaned construct's lastprivate must be shared */
 
 static void scans(const char *what)
 {
@@ -104,6 +105,26 @@ int main(void)
         }
     }
     EXPECT_EQ(inc[N - 1], s, "a scan in a team of one");
+    /* an orphaned construct with memory on the initial thread (a team of
+     * one keeps its own), a region in between, then the construct again:
+     * the region must leave the thread's construct state as it was */
+    gx = -1;
+    for (int round = 0; round < 3; round++) {
+        PRAGMA(omp for lastprivate(conditional: gx))
+        for (int i = 0; i < N; i++)
+            if (a[i] == 7)
+                gx = i;
+        int team = 0;
+        PRAGMA(omp parallel num_threads(2))
+        PRAGMA(omp master)
+        team = omp_get_num_threads();
+        EXPECT_GE(team, 1, "a region between orphaned constructs");
+    }
+    int wgx = -1;
+    for (int i = 0; i < N; i++)
+        if (a[i] == 7)
+            wgx = i;
+    EXPECT_EQ(gx, wgx, "orphaned lastprivate(conditional:)");
     check_team_size("gomp-scan");
     return check_summary("gomp-scan");
 }

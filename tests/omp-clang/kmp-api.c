@@ -32,6 +32,15 @@ int main(void)
     EXPECT(sum == omp_get_max_threads());
     kmp_set_blocktime(50);
     EXPECT(kmp_get_blocktime() == 50);
+    /* inside a region too, where thread 0 holds buddypool's pool lock */
+    size_t inside = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp master
+        inside = kmp_get_stacksize_s();
+        kmp_set_blocktime(50);
+    }
+    EXPECT(inside == (size_t)4 << 20);
 
     kmp_set_library_turnaround();
     EXPECT(kmp_get_library() == 2);
