@@ -22,14 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
+from checks import check, report
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
@@ -147,11 +140,7 @@ def main():
                 check(n >= 2, "the timeline has region slices (%d)" % n)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("check-cli: %d failures" % len(failures))
-        return 1
-    print("check-cli: all checks passed")
-    return 0
+    return report("check-cli")
 
 
 sys.exit(main())

@@ -34,14 +34,7 @@ import sys
 import shutil
 import tempfile
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
+from checks import check, report
 
 def run(program, args, env_extra):
     env = dict(os.environ)
@@ -112,10 +105,7 @@ def main():
         check_mode(mode, program, args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("check-profile %s: %d failures" % (mode, len(failures)))
-        sys.exit(1)
-    print("check-profile %s: all checks passed" % mode)
+    sys.exit(report("check-profile " + mode))
 
 
 def check_mode(mode, program, args, tmp):

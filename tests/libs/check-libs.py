@@ -18,15 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import check, report  # noqa: E402 (tests/checks.py)
 
 def run(cmd, env_extra, what):
     env = dict(os.environ)
@@ -61,7 +54,7 @@ def main():
     n = {"OMP_NUM_THREADS": str(opts.threads)}
     ref = run([opts.peer] + args, n, "on libgomp")
     if ref is None or ref.returncode != 0:
-        return report()
+        return report("check-libs")
     print("libgomp, %d threads:\n%s" % (opts.threads, ref.stdout), end="")
     ways = [("preloaded", [opts.peer], {"LD_PRELOAD": " ".join(opts.preload_first + [opts.lib])})]
     if opts.linked:
@@ -87,15 +80,7 @@ def main():
                 check(prof["threads"] == opts.threads,
                       "buddypool %s: teams of %d threads (profile: %d)" % (name, opts.threads, prof["threads"]))
             print("buddypool %s: same results, %d regions on the pool" % (name, regions))
-    return report()
-
-
-def report():
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("ok")
-    return 0
+    return report("check-libs")
 
 
 if __name__ == "__main__":

@@ -27,22 +27,7 @@ static uint64_t case_sgemm(uint32_t seed)
     lib_fill(b, NULL, (size_t)K * N, seed + 100);
     memset(c, 0, sizeof(float) * M * N);
     sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
-    int bad = 0;
-    for (int i = 0; i < M && !bad; i++)
-        for (int j = 0; j < N; j++) {
-            double want = 0, scale = 0;
-            for (int k = 0; k < K; k++) {
-                want += (double)a[i * K + k] * b[k * N + j];
-                scale += fabs((double)a[i * K + k] * b[k * N + j]);
-            }
-            if (!lib_close(c[i * N + j], want, scale, 1e-5)) {
-                char d[128];
-                snprintf(d, sizeof d, "C[%d][%d] = %g, reference %g", i, j, c[i * N + j], want);
-                lib_fail("sgemm", d);
-                bad = 1;
-                break;
-            }
-        }
+    lib_check_gemm_float("sgemm", a, b, c, M, N, K, 1e-5);
     uint64_t h = lib_hash(c, sizeof(float) * M * N);
     free(a), free(b), free(c);
     return h;
@@ -56,23 +41,7 @@ static uint64_t case_dgemm(uint32_t seed)
     lib_fill(NULL, b, (size_t)K * N, seed + 100);
     memset(c, 0, sizeof(double) * M * N);
     dgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, M, N, K, 1.0, a, K, b, N, 0.0, c, N);
-    int bad = 0;
-    for (int i = 0; i < M && !bad; i++)
-        for (int j = 0; j < N; j++) {
-            double want = 0, scale = 0;
-            for (int k = 0; k < K; k++) {
-                want += a[i * K + k] * b[k * N + j];
-                scale += fabs(a[i * K + k] * b[k * N + j]);
-            }
-            if (!lib_close(c[i * N + j], want, scale, 1e-13)) {
-                char d[128];
-                snprintf(d, sizeof d, "C[%d][%d] = %.17g, reference %.17g", i, j, c[i * N + j],
-                         want);
-                lib_fail("dgemm", d);
-                bad = 1;
-                break;
-            }
-        }
+    lib_check_gemm_double("dgemm", a, b, c, M, N, K, 1e-13);
     uint64_t h = lib_hash(c, sizeof(double) * M * N);
     free(a), free(b), free(c);
     return h;

@@ -54,6 +54,34 @@ static int lib_close(double got, double want, double scale, double rel)
     return fabs(got - want) <= rel * (scale > 1e-30 ? scale : 1e-30);
 }
 
+/* Compare C = A B (row-major: A m x k, B k x n) of element type T with a
+ * naive reference in double, each element within rel of the sum of the
+ * magnitudes that made it; the first element off is one failure of what. */
+#define LIB_DEFINE_GEMM_CHECK(T)                                                       \
+    __attribute__((unused)) static void lib_check_gemm_##T(                           \
+        const char *what, const T *a, const T *b, const T *c, int m, int n, int k,    \
+        double rel)                                                                    \
+    {                                                                                  \
+        for (int i = 0; i < m; i++)                                                    \
+            for (int j = 0; j < n; j++) {                                              \
+                double want = 0, scale = 0;                                            \
+                for (int x = 0; x < k; x++) {                                          \
+                    double p = (double)a[i * k + x] * (double)b[x * n + j];            \
+                    want += p;                                                         \
+                    scale += fabs(p);                                                  \
+                }                                                                      \
+                if (!lib_close(c[i * n + j], want, scale, rel)) {                      \
+                    char d[128];                                                       \
+                    snprintf(d, sizeof d, "C[%d][%d] = %.17g, reference %.17g", i, j,  \
+                             (double)c[i * n + j], want);                              \
+                    lib_fail(what, d);                                                 \
+                    return;                                                            \
+                }                                                                      \
+            }                                                                          \
+    }
+LIB_DEFINE_GEMM_CHECK(float)
+LIB_DEFINE_GEMM_CHECK(double)
+
 /* A case: compute with inputs from seed, check against the reference, and
  * return the hash of the output. */
 typedef uint64_t (*lib_case_fn)(uint32_t seed);

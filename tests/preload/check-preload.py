@@ -32,19 +32,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import check, failures, report  # noqa: E402 (tests/checks.py)
+
 OPENMP_NAME = re.compile(r"^(GOMP_|__kmp|omp_|kmp_)")
 WARNING = re.compile(r"^buddypool: .* (is|are) loaded beside buddypool;")
 WRAP_COLUMNS = 100
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
 def run(cmd, env_extra, preload):
     env = dict(os.environ)
     for k in ("LD_PRELOAD", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_PROFILE_OUT"):
@@ -164,7 +157,7 @@ def main():
                 continue
             check(p.returncode == 0, "exit 0 (got %d): %s" % (p.returncode, p.stderr[-1500:]))
             check(warnings_in(p.stderr) == [], "no warning without another runtime: %s" % p.stderr[-1500:])
-        return report()
+        return report("check-preload")
 
     imports = nm_names(opts.nm, cmd[0], "--undefined-only")
     defined = nm_names(opts.nm, opts.lib, "--defined-only")
@@ -176,7 +169,7 @@ def main():
         stderr = run_compared(cmd, lib_preload, opts.any_regions)
         found = warnings_in(stderr)
         check(found == [], "no warning when buddypool defines all the program uses, got:\n%s" % "\n".join(sum(found, [])))
-        return report()
+        return report("check-preload")
 
     # unsupported
     check(missing != [], "the program imports entry points buddypool lacks (nm)")
@@ -191,7 +184,7 @@ def main():
             check(p.returncode == 0, "preloaded: exit 0 (got %d): %s" % (p.returncode, p.stderr[-1500:]))
     found = warnings_in(stderr)
     if not check(len(found) == 1, "exactly one warning (got %d): %s" % (len(found), stderr[-3000:])):
-        return report()
+        return report("check-preload")
     block = found[0]
     print("\n".join(block))
     for line in block:
@@ -201,7 +194,7 @@ def main():
     m = re.match(r"buddypool: (\S+) is loaded beside buddypool; these OpenMP entry points the "
                  r"program uses are not buddypool's and run there: (.*)$", text)
     if not check(m is not None, "the warning's wording: %r" % text):
-        return report()
+        return report("check-preload")
     path, listed = m.group(1), [n.strip() for n in m.group(2).split(",")]
     check(os.path.isabs(path) and os.path.exists(path), "the warning names the runtime's path: %r" % path)
     if opts.runtime:
@@ -210,15 +203,7 @@ def main():
     check(listed == sorted(set(listed)), "the names are sorted and each listed once: %s" % listed)
     check(listed == missing, "the warning lists exactly the imports buddypool lacks:\n  listed: %s\n  nm:     %s"
           % (", ".join(listed), ", ".join(missing)))
-    return report()
-
-
-def report():
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("ok")
-    return 0
+    return report("check-preload")
 
 
 if __name__ == "__main__":
