@@ -439,7 +439,8 @@ void bp_name_function(const void *fn, char **name, char **module, uintptr_t *off
 struct bp_report_part {
     const char *name;
     int max_threads;            /* entries of each row's per_thread */
-    const struct bp_wait_stats *waits; /* whole run only: max_threads entries */
+    const struct bp_wait_stats *waits; /* whole run only: nwaits entries */
+    int nwaits;                 /* the pool's threads (the callers' entry first) */
     struct bp_profile_totals tot;
     struct bp_profile_row *rows;
     size_t nrows;

@@ -230,7 +230,7 @@ void bp_pool_wait_stats(struct bp_wait_stats *out, int n)
 
 void bp_pool_wait_stats_reset(void)
 {
-    int n = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    int n = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed); /* those started */
     for (int i = 0; i < n; i++) {
         struct bp_wait_stats *w = wait_stats_of(i);
         if (w != NULL)

@@ -283,13 +283,14 @@ static struct bp_profile_totals totals_of(const struct table *t)
 /* The report's part for table t (phase name, or NULL for the whole run,
  * which alone carries the threads' waits); 0, or -1 when out of memory. */
 static int part_of(struct bp_report_part *p, const char *name, const struct table *t,
-                   const struct bp_wait_stats *waits)
+                   const struct bp_wait_stats *waits, int nwaits)
 {
     p->name = name;
     p->tot = totals_of(t);
     p->rows = rows_of(t, &p->nrows);
     p->max_threads = prof.max_threads;
     p->waits = waits;
+    p->nwaits = nwaits;
     return p->rows != NULL ? 0 : -1;
 }
 
@@ -299,15 +300,20 @@ static int report(FILE *out, const char *json_path)
 {
     struct bp_report_part parts[1 + BP_MAX_PHASES];
     int n = 0, err = 0;
-    struct bp_wait_stats *waits = calloc((size_t)prof.max_threads, sizeof *waits);
+    /* one entry per thread the pool started (the callers' first), not per
+     * thread it could have: the cap is thousands */
+    int nwaits = bp_pool_threads();
+    if (nwaits > prof.max_threads)
+        nwaits = prof.max_threads;
+    struct bp_wait_stats *waits = calloc((size_t)nwaits, sizeof *waits);
     if (waits == NULL) {
         bp_warn("profile: out of memory for the report");
         return -ENOMEM;
     }
-    bp_pool_wait_stats(waits, prof.max_threads);
-    err |= part_of(&parts[n++], NULL, &prof.all, waits);
+    bp_pool_wait_stats(waits, nwaits);
+    err |= part_of(&parts[n++], NULL, &prof.all, waits, nwaits);
     for (int i = 0; i < prof.nphases; i++)
-        err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL);
+        err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL, 0);
     if (!err)
         bp_report_write(out, json_path, parts, (size_t)n);
     for (int i = 0; i < n; i++)

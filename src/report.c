@@ -282,7 +282,7 @@ static int write_json(const char *path, const struct bp_report_part *parts, size
     fprintf(f, "{\"threads\": %d,\n ", parts[0].tot.threads);
     json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, parts[0].max_threads, " ");
     fprintf(f, ",\n \"waits\": [");
-    for (int i = 0; parts[0].waits != NULL && i < parts[0].max_threads; i++)
+    for (int i = 0; parts[0].waits != NULL && i < parts[0].nwaits; i++)
         fprintf(f, "%s{\"spin_ns\": %" PRId64 ", \"sleep_ns\": %" PRId64 ", \"sleeps\": %" PRIu64
                    ", \"wakes\": %" PRIu64 "}",
                 i ? ", " : "", (int64_t)parts[0].waits[i].spin_ns,
@@ -312,7 +312,7 @@ void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *pa
     fflush(stdout); /* the program's own output first, when both go to one file */
     for (size_t p = 0; p < nparts; p++) {
         write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows,
-                    parts[p].waits, parts[p].max_threads);
+                    parts[p].waits, parts[p].nwaits);
         if (p == 0)
             write_detail(out, &parts[0]);
     }
