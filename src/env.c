@@ -75,38 +75,64 @@ static void load_threads(const char *name, int *out, const char *instead)
         bp_warn("%s='%s' is not a positive integer; %s", name, s, instead);
 }
 
+/* A comma-separated list (OMP_NUM_THREADS, OMP_PROC_BIND: one entry per
+ * nesting level), each entry read, spaces around it left out, by
+ * entry(text, length, &value); the first BP_NTHREADS_LEVELS values are
+ * kept in list. 0, or -1 at the first entry that is not one. */
+static int load_list(const char *s, int (*entry)(const char *, size_t, int *), int *list,
+                     int *n_list)
+{
+    *n_list = 0;
+    for (const char *p = s;;) {
+        size_t n = strcspn(p, ",");
+        const char *e = p;
+        size_t m = n;
+        while (m > 0 && isspace((unsigned char)*e))
+            e++, m--;
+        while (m > 0 && isspace((unsigned char)e[m - 1]))
+            m--;
+        int v;
+        if (!entry(e, m, &v))
+            return -1;
+        if (*n_list < BP_NTHREADS_LEVELS)
+            list[(*n_list)++] = v;
+        if (p[n] == '\0')
+            return 0;
+        p += n + 1;
+    }
+}
+
+static int count_entry(const char *p, size_t n, int *v)
+{
+    char entry[32];
+    long long x;
+    if (n >= sizeof entry)
+        return 0;
+    memcpy(entry, p, n);
+    entry[n] = '\0';
+    if (parse_int(entry, 1, INT_MAX, &x) != 0)
+        return 0;
+    *v = (int)x;
+    return 1;
+}
+
 /* OMP_NUM_THREADS: a count, or a list of them, one per nesting level: the
  * initial task's nthreads-var is the first, the tasks of a level-k region
  * get entry k (the last one holds for deeper levels). */
 static void load_num_threads(void)
 {
     const char *s = getenv("OMP_NUM_THREADS");
+    int list[BP_NTHREADS_LEVELS], n_list;
     if (s == NULL)
         return;
-    int list[BP_NTHREADS_LEVELS], n_list = 0;
-    const char *p = s;
-    for (;;) {
-        char entry[32];
-        size_t n = strcspn(p, ",");
-        long long v;
-        if (n >= sizeof entry)
-            break;
-        memcpy(entry, p, n);
-        entry[n] = '\0';
-        if (parse_int(entry, 1, INT_MAX, &v) != 0)
-            break;
-        if (n_list < BP_NTHREADS_LEVELS)
-            list[n_list++] = (int)v;
-        if (p[n] == '\0') {
-            memcpy(bp_config.nthreads_list, list, sizeof(int) * (size_t)n_list);
-            bp_config.nthreads_levels = n_list;
-            bp_config.icv.nthreads = list[0];
-            return;
-        }
-        p += n + 1;
+    if (load_list(s, count_entry, list, &n_list) != 0) {
+        bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or a list of them); "
+                "using one thread per allowed CPU", s);
+        return;
     }
-    bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or a list of them); "
-            "using one thread per allowed CPU", s);
+    memcpy(bp_config.nthreads_list, list, sizeof(int) * (size_t)n_list);
+    bp_config.nthreads_levels = n_list;
+    bp_config.icv.nthreads = list[0];
 }
 
 /* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
@@ -237,9 +263,10 @@ static void load_spin(void)
                 "using %lld", s, (long long)(bp_config.spin_ns / 1000));
 }
 
-/* A path from the environment, copied into buf (static storage: nothing to
- * free when the library unloads, and a later setenv() cannot change it);
- * NULL when unset, empty or too long (warning: `instead` says what happens). */
+/* A text from the environment (a path, a place list: `noun` in the
+ * warning), copied into buf (static storage: nothing to free when the
+ * library unloads, and a later setenv() cannot change it); NULL when unset,
+ * empty or too long (warning: `instead` says what happens). */
 static const char *load_text(const char *name, const char *noun, char *buf, size_t size,
                              const char *instead)
 {
@@ -264,6 +291,22 @@ static const char *load_path(const char *name, char *buf, size_t size, const cha
     return load_text(name, "path", buf, size, instead);
 }
 
+/* One OMP_PROC_BIND entry as an omp_proc_bind_t value. */
+static int bind_entry(const char *p, size_t n, int *v)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } binding[] = {{"false", 0}, {"true", 1},    {"close", 3},
+                   {"spread", 4}, {"master", 2}, {"primary", 2}};
+    for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
+        if (n == strlen(binding[i].name) && strncasecmp(p, binding[i].name, n) == 0) {
+            *v = binding[i].value;
+            return 1;
+        }
+    return 0;
+}
+
 /* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
  * policy also binds the first application thread to place 0. A list gives
  * each nesting level its bind-var, as OMP_NUM_THREADS does its nthreads-var
@@ -283,36 +326,15 @@ static void load_proc_bind(void)
         bp_config.icv.proc_bind = bp_config.pin_caller ? 1 : 3;
         return;
     }
-    static const struct {
-        const char *name;
-        int value;
-    } binding[] = {{"false", 0}, {"true", 1},    {"close", 3},
-                   {"spread", 4}, {"master", 2}, {"primary", 2}};
-    int list[BP_NTHREADS_LEVELS], n_list = 0, any_false = 0;
-    for (const char *p = s;;) {
-        while (isspace((unsigned char)*p))
-            p++;
-        size_t n = strcspn(p, ", \t");
-        int value = -1;
-        for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
-            if (n == strlen(binding[i].name) && strncasecmp(p, binding[i].name, n) == 0)
-                value = binding[i].value;
-        p += n;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (value < 0 || (*p != ',' && *p != '\0')) {
-            bp_config.icv.proc_bind = 3;
-            bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary (or a "
-                    "list of them); pinning the workers only", s);
-            return;
-        }
-        any_false |= value == 0;
-        if (n_list < BP_NTHREADS_LEVELS)
-            list[n_list++] = value;
-        if (*p == '\0')
-            break;
-        p++;
+    int list[BP_NTHREADS_LEVELS], n_list, any_false = 0;
+    if (load_list(s, bind_entry, list, &n_list) != 0) {
+        bp_config.icv.proc_bind = 3;
+        bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary (or a "
+                "list of them); pinning the workers only", s);
+        return;
     }
+    for (int i = 0; i < n_list; i++)
+        any_false |= list[i] == 0;
     if (any_false) {
         bp_config.pin = 0;
         bp_config.icv.proc_bind = 0;
