@@ -45,10 +45,7 @@
 void bp_icv_init(struct bp_thread *t)
 {
     bp_config_load();
-    t->icv = bp_config.icv;
-    t->team_sched = t->icv.run_sched;
-    t->team_chunk = t->icv.run_chunk;
-    t->icv_ready = 1;
+    bp_task_icvs(t, &bp_config.icv);
 }
 
 /* The ICVs of the implicit tasks of a region at `level` forked by a task
@@ -63,7 +60,8 @@ static struct bp_icv child_icv(const struct bp_icv *parent, int level)
     return c;
 }
 
-int bp_requested_threads(struct bp_thread *t)
+/* Team size a region forked now by t asks for, before the caps. */
+static int requested_threads(struct bp_thread *t)
 {
     bp_pool_ensure_init();
     if (t->pushed_threads > 0)
@@ -98,10 +96,7 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
  * from the one that forks it; the team's loops follow its runtime schedule. */
 static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
 {
-    t->icv = *icv;
-    t->team_sched = icv->run_sched;
-    t->team_chunk = icv->run_chunk;
-    t->task_id = 0;
+    bp_task_icvs(t, icv);
     t->tid = 0;
     t->level++;
     t->singles = 0;
@@ -155,8 +150,9 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         refresh_words(epoch_base);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     int level = t->level + 1;
-    int policy = bp_icv(t)->proc_bind; /* the forking task's bind-var binds the region */
-    struct bp_icv icv = child_icv(bp_icv(t), level);
+    const struct bp_icv *parent = bp_icv(t);
+    int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
+    struct bp_icv icv = child_icv(parent, level);
     if (memcmp(&bp_pool.team_icv, &icv, sizeof icv) != 0)
         bp_pool.team_icv = icv;
     /* relaxed: read by this team's waits, which are polite past the CPUs */
@@ -187,7 +183,8 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
         bp_flag_wake_sleepers(&bp_pool.slots[i].go);
     save_team(t, saved);
     begin_task(t, &icv);
-    bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
+    if (policy == 4)
+        bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
     t->team_size = team_size;
     t->active_level++;
     t->act_level = level;
@@ -267,7 +264,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     if (bp_config.pin_caller && t->level == 0)
         bp_bind_caller();
     if (team_size <= 0)
-        team_size = bp_requested_threads(t);
+        team_size = requested_threads(t);
     t->pushed_threads = 0;
     team_size = team_size_for(t, team_size);
     f->fn = fn;

@@ -292,8 +292,6 @@ void bp_fork_end(struct bp_fork_frame *f);
  * runs on its copy: one cache miss starts it. With ctx_size 0 every thread
  * gets the pointer ctx. */
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
-/* Team size a region forked now by t would get, before the pool's cap. */
-int bp_requested_threads(struct bp_thread *t);
 /* Enter and leave a serialized (one-thread) region; fn names it in the
  * profile when it is outermost. */
 void bp_serial_begin(struct bp_thread *t, const void *fn);

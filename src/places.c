@@ -386,20 +386,15 @@ int bp_place_of_cpu(int cpu)
     return -1;
 }
 
-int bp_places_from_env(void) { return from_env; }
-
 void bp_place_partition(int policy, int tid, int nth, int *first, int *count)
 {
     if (policy != 4 || nth <= 1) /* not spread: the forker's partition */
         return;
+    /* c places over nth threads: c / nth each, give or take one, or one
+     * place each when there are more threads than places */
     int f = *first, c = *count > 0 ? *count : nplaces;
-    if (c >= nth) { /* nth subpartitions of c / nth places, the first ones longer */
-        *first = f + (int)((int64_t)tid * c / nth);
-        *count = (int)((int64_t)(tid + 1) * c / nth - (int64_t)tid * c / nth);
-    } else { /* more threads than places: one place each */
-        *first = f + (int)((int64_t)tid * c / nth);
-        *count = 1;
-    }
+    *first = f + (int)((int64_t)tid * c / nth);
+    *count = c >= nth ? (int)((int64_t)(tid + 1) * c / nth - (int64_t)tid * c / nth) : 1;
 }
 
 /* ---- the OpenMP places API ------------------------------------------------ */

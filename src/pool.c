@@ -154,7 +154,6 @@ static void pool_init(void)
         CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
     }
     int places_failed = bp_places_init(&set);
-    bp_pool.nplaces = bp_places_count();
     bp_pool.ncpus = n;
 
     int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
@@ -298,7 +297,7 @@ static int worker_place(int i)
 {
     if (bp_config.icv.proc_bind == 2) /* primary: every thread on the caller's place */
         return bp_pool.first_place;
-    return (bp_pool.first_place + i) % bp_pool.nplaces;
+    return (bp_pool.first_place + i) % bp_places_count();
 }
 
 static void *worker_main(void *arg)
@@ -348,11 +347,7 @@ static void *worker_main(void *arg)
         t->singles = 0;
         t->constructs = 0;
         /* a new implicit task: the team's ICVs, published with the go */
-        t->icv = bp_pool.team_icv;
-        t->icv_ready = 1;
-        t->team_sched = t->icv.run_sched;
-        t->team_chunk = t->icv.run_chunk;
-        t->task_id = 0;
+        bp_task_icvs(t, &bp_pool.team_icv);
         t->wait_ns = 0;
         t->iters = 0;
         run(id, slot->ctx);
@@ -401,10 +396,8 @@ void bp_pool_grow(int want)
      * i gets the i-th place after it (close binding), so none starts on the
      * caller's place while there are places. */
     if (have == 1) {
-        int p = bp_place_of_cpu(sched_getcpu());
+        int p = bp_config.pin_caller ? 0 : bp_place_of_cpu(sched_getcpu());
         bp_pool.first_place = p >= 0 ? p : 0;
-        if (bp_config.pin_caller)
-            bp_pool.first_place = 0; /* bound as libgomp and libomp bind: from place 0 */
     }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -494,7 +487,6 @@ __attribute__((destructor)) static void pool_shutdown(void)
     if (bp_pool.rounds != NULL)
         munmap(bp_pool.rounds, bp_pool.rounds_bytes);
     bp_places_free();
-    bp_pool.nplaces = 0;
     bp_pool.slots = NULL;
     bp_pool.rounds = NULL;
     atomic_store_explicit(&bp_pool.max_threads, 1, memory_order_relaxed);

@@ -53,7 +53,6 @@ struct bp_pool {
     _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     int ncpus;                   /* CPUs the process may run on */
-    int nplaces;                 /* places (places.c) */
     int first_place;             /* the first caller's place; worker i's is i after it */
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
@@ -83,6 +82,17 @@ struct bp_pool {
 extern struct bp_pool bp_pool;
 /* The calling thread's state (bp_self() for the other files). */
 extern _Thread_local struct bp_thread bp_tls;
+
+/* t starts an implicit task with the ICVs icv: its team's runtime loops
+ * follow icv's schedule, and it owns no nestable lock yet. */
+static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
+{
+    t->icv = *icv;
+    t->icv_ready = 1;
+    t->team_sched = icv->run_sched;
+    t->team_chunk = icv->run_chunk;
+    t->task_id = 0;
+}
 
 /* Start the pool's configuration once (threads start with regions). */
 void bp_pool_ensure_init(void);
