@@ -76,23 +76,29 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
     return t->tid == 0;
 }
 
-/* Profiling: thread 0 of an outermost team counts each episode (a team of
- * one too); every thread adds its time from arrival to release. */
+/* Profiling: every thread of an outermost team (a team of one too) records
+ * each episode, arrival and release, as a step of its region (steps.c) and
+ * adds its wait. The barriers of a nested team are not the outermost
+ * region's steps, and their waits are not counted. */
 static int64_t profile_arrive(struct bp_thread *t)
 {
-    if (t->level == 1 && t->tid == 0)
-        t->barriers++;
-    return t->team_size > 1 ? bp_now_ns() : 0;
+    return t->level == 1 && t->team_size > 1 ? bp_now_ns() : 0;
 }
 
 static void profile_release(struct bp_thread *t, int64_t arrived_ns)
 {
-    if (t->team_size > 1) {
+    if (t->level != 1)
+        return;
+    if (t->team_size == 1) { /* no wait: one clock read serves for both */
         int64_t now = bp_now_ns();
-        t->wait_ns += now - arrived_ns;
-        if (bp_tracing)
-            bp_trace_event(t, BP_TRACE_BARRIER, NULL, arrived_ns, now);
+        bp_steps_record(t, now, now);
+        return;
     }
+    int64_t now = bp_now_ns();
+    t->wait_ns += now - arrived_ns;
+    bp_steps_record(t, arrived_ns, now);
+    if (bp_tracing)
+        bp_trace_event(t, BP_TRACE_BARRIER, NULL, arrived_ns, now);
 }
 
 void bp_barrier(struct bp_thread *t)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,6 +22,8 @@ struct bp_config bp_config = {
     .spin_ns = BP_DEFAULT_SPIN_NS,
     .pin = 1,
     .profile_slots = 4096,
+    .profile_callers = 1,
+    .profile_steps = 1024,
     .trace_events = 65536,
     .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1},
 };
@@ -415,10 +418,41 @@ static void load_count(const char *name, int lo, int hi, int *out)
         bp_warn("%s='%s' is not an integer from %d to %d; using %d", name, s, lo, hi, *out);
 }
 
+/* BUDDY_THREAD_POOL_PROFILE_SIGNAL: USR1, SIGUSR2, RTMIN+3 or a number. */
+static void load_signal(void)
+{
+    const char *s = getenv("BUDDY_THREAD_POOL_PROFILE_SIGNAL");
+    if (s == NULL || s[0] == '\0')
+        return;
+    const char *name = strncmp(s, "SIG", 3) == 0 ? s + 3 : s;
+    long long v = -1;
+    if (strcmp(name, "USR1") == 0)
+        v = SIGUSR1;
+    else if (strcmp(name, "USR2") == 0)
+        v = SIGUSR2;
+    else if (strcmp(name, "HUP") == 0)
+        v = SIGHUP;
+    else if (strncmp(name, "RTMIN+", 6) == 0 && parse_int(name + 6, 0, SIGRTMAX - SIGRTMIN, &v) == 0)
+        v += SIGRTMIN;
+    else if (parse_int(name, 1, SIGRTMAX, &v) != 0 || v == SIGKILL || v == SIGSTOP)
+        v = -1;
+    if (v < 0 || v == SIGKILL || v == SIGSTOP) {
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL='%s' is not a signal to catch (USR1, USR2, "
+                "HUP, RTMIN+N or a number from 1 to %d, not KILL or STOP); no dumps on a signal",
+                s, SIGRTMAX);
+        return;
+    }
+    bp_config.profile_signal = (int)v;
+}
+
 static void load_profile(void)
 {
     load_flag("BUDDY_THREAD_POOL_PROFILE", &bp_config.profile);
     load_count("BUDDY_THREAD_POOL_PROFILE_SLOTS", 1, 1 << 24, &bp_config.profile_slots);
+    load_count("BUDDY_THREAD_POOL_PROFILE_CALLERS", 0, BP_MAX_CALLERS,
+               &bp_config.profile_callers);
+    load_count("BUDDY_THREAD_POOL_PROFILE_STEPS", 1, 1 << 20, &bp_config.profile_steps);
+    load_signal();
     static char out_path[4096], trace_path[4096];
     bp_config.profile_out = load_path("BUDDY_THREAD_POOL_PROFILE_OUT", out_path,
                                       sizeof out_path, "writing no JSON profile");

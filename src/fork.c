@@ -191,9 +191,9 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     t->act_tid = 0;
     t->act_team = team_size;
     t->epoch = epoch_base;
-    if (level == 1) { /* profiling: a nested team's waits count in its outermost region */
+    if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
         t->wait_ns = 0;
-        t->barriers = 0;
+        bp_steps_begin(t, start_ns);
     }
 }
 
@@ -231,7 +231,9 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         f->wake_sum_ns = f->wake_max_ns = 0;
         int64_t last_ns = joined_ns;
         bp_pool.prof_wait[0] = f->wait_t0_ns;
-        bp_pool.prof_iters[0] = t->iters;
+        bp_pool.prof_iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
+        bp_pool.prof_joined[0] = joined_ns;
+        bp_pool.prof_steps[0] = bp_steps_view(t);
         for (int i = 1; i < f->team_size; i++) {
             struct bp_slot *slot = &bp_pool.slots[i];
             /* relaxed: ordered after the join's acquire */
@@ -239,6 +241,8 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
             int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
             bp_pool.prof_wait[i] = w + (f->end_ns - j);
             bp_pool.prof_iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
+            bp_pool.prof_joined[i] = j;
+            bp_pool.prof_steps[i] = slot->steps_view; /* ordered after the join's acquire */
             f->wait_ns += bp_pool.prof_wait[i];
             if (j > last_ns) {
                 last_ns = j;
@@ -271,6 +275,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     f->locked = 0;
     f->outermost = t->level == 0;
     f->team_size = 1;
+    if (bp_profiling && f->outermost)
+        bp_site_take(t); /* before the clock starts: any walk is serial time */
     /* acquire: pairs with the destructor's release of shut_down */
     if (atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire) ||
         (team_size <= 1 && !(bp_profiling && f->outermost))) {
@@ -292,8 +298,10 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         return;
     }
     f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
-    if (f->outermost)
+    if (f->outermost) {
         t->iters = 0;
+        t->iters_counted = 0;
+    }
     if (team_size > 1) {
         bp_pool_grow(team_size);
         int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
@@ -307,7 +315,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         team_enter(t, team_size, run, ctx, ctx_size, fn, f->start_ns, &f->saved);
     } else {
         serial_enter(t, &f->saved);
-        t->barriers = 0;
+        if (bp_profiling && f->outermost)
+            bp_steps_begin(t, f->start_ns);
     }
 }
 
@@ -325,14 +334,20 @@ void bp_fork_end(struct bp_fork_frame *f)
         f->woken = 0;
         f->wake_sum_ns = f->wake_max_ns = 0;
         bp_pool.prof_wait[0] = 0;
-        bp_pool.prof_iters[0] = t->iters;
+        bp_pool.prof_iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
+        bp_pool.prof_joined[0] = f->end_ns;
+        bp_pool.prof_steps[0] = bp_steps_view(t);
     }
     restore_team(t, &f->saved);
     if (timed) {
         struct bp_region_sample sample = {
-            f->fn, f->start_ns, f->end_ns, f->wait_ns, f->wait_t0_ns, f->team_size,
-            f->barriers, bp_pool.prof_wait, bp_pool.prof_iters, f->last_at_join,
-            f->woken, f->wake_sum_ns, f->wake_max_ns};
+            .fn = f->fn, .start_ns = f->start_ns, .end_ns = f->end_ns, .wait_ns = f->wait_ns,
+            .wait_t0_ns = f->wait_t0_ns, .threads = f->team_size, .barriers = f->barriers,
+            .thread_wait = bp_pool.prof_wait, .thread_iters = bp_pool.prof_iters,
+            .thread_joined = bp_pool.prof_joined, .thread_steps = bp_pool.prof_steps,
+            .last_at_join = f->last_at_join, .woken = f->woken, .wake_sum_ns = f->wake_sum_ns,
+            .wake_max_ns = f->wake_max_ns, .site = t->site_frames, .nsite = t->site_nframes,
+            .site_src = t->site_loc};
         bp_profile_region(&sample);
     }
     if (bp_tracing && f->outermost && f->locked) {

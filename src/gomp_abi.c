@@ -57,6 +57,7 @@ BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                           unsigned flags)
 {
     (void)flags;
+    BP_NOTE_SITE(NULL);
     struct region r = {.fn = fn, .data = data};
     fork_region(&r, num_threads);
 }
@@ -65,6 +66,7 @@ BP_API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
                                    unsigned count, unsigned flags)
 {
     (void)flags;
+    BP_NOTE_SITE(NULL);
     struct region r = {.fn = fn, .data = data, .has_ws = 1};
     bp_gomp_sections_setup(count, &r.ws);
     fork_region(&r, num_threads);
@@ -88,6 +90,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           long incr, long chunk, unsigned flags)          \
     {                                                                                     \
         (void)flags;                                                                      \
+        BP_NOTE_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, sched, chunk);                                                \
     }
@@ -97,6 +100,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           long incr, unsigned flags)                      \
     {                                                                                     \
         (void)flags;                                                                      \
+        BP_NOTE_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, SCHED_RUNTIME, 0);                                            \
     }
@@ -139,6 +143,7 @@ static void split_begin(const char *who, const struct region *r, unsigned num_th
 
 BP_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
+    BP_NOTE_SITE(NULL);
     struct region r = {.fn = fn, .data = data};
     split_begin("GOMP_parallel_start", &r, num_threads);
 }
@@ -159,6 +164,7 @@ static void split_loop(const char *who, void (*fn)(void *), void *data, unsigned
                                                   unsigned num_threads, long start,       \
                                                   long end, long incr, long chunk)        \
     {                                                                                     \
+        BP_NOTE_SITE(NULL);                                                               \
         split_loop("GOMP_parallel_loop_" #name "_start", fn, data, num_threads, start,    \
                    end, incr, sched, chunk);                                              \
     }
@@ -170,6 +176,7 @@ BP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
                                              unsigned num_threads, long start, long end,
                                              long incr)
 {
+    BP_NOTE_SITE(NULL);
     split_loop("GOMP_parallel_loop_runtime_start", fn, data, num_threads, start, end, incr,
                SCHED_RUNTIME, 0);
 }
@@ -177,6 +184,7 @@ BP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
 BP_API void GOMP_parallel_sections_start(void (*fn)(void *), void *data,
                                          unsigned num_threads, unsigned count)
 {
+    BP_NOTE_SITE(NULL);
     struct region r = {.fn = fn, .data = data, .has_ws = 1};
     bp_gomp_sections_setup(count, &r.ws);
     split_begin("GOMP_parallel_sections_start", &r, num_threads);

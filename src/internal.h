@@ -130,6 +130,9 @@ struct bp_config {
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
     const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
+    int profile_callers;   /* BUDDY_THREAD_POOL_PROFILE_CALLERS: frames per call site */
+    int profile_steps;     /* BUDDY_THREAD_POOL_PROFILE_STEPS: steps kept one by one */
+    int profile_signal;    /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: signal number, 0 none */
     const char *trace_out; /* BUDDY_THREAD_POOL_TRACE, or NULL */
     int trace_events;      /* BUDDY_THREAD_POOL_TRACE_EVENTS: ring size per thread */
 };
@@ -222,6 +225,19 @@ struct team_state {
     BP_TEAM_STATE
 };
 
+/* Profiling: one thread's barrier episodes in its current outermost region
+ * (steps.c): the first bp_config.profile_steps one by one, the rest summed. */
+enum { BP_MAX_CALLERS = 16 };
+struct bp_step_rec {
+    int64_t arrive_ns, release_ns;
+};
+struct bp_steps_rec {
+    struct bp_step_rec *rec;  /* profile_steps entries, or NULL (none yet) */
+    int64_t rest_wait_ns;     /* waits of the episodes past the bound */
+    int64_t rest_work_ns;     /* and the thread's own time before each */
+    int64_t last_release_ns;  /* the thread's previous release (or start) */
+};
+
 /* Per-thread state, reached through thread-local storage. */
 struct bp_thread {
     union {
@@ -244,6 +260,15 @@ struct bp_thread {
     uint64_t iters;       /* profiling: loop iterations run in the current region */
     struct bp_wait_stats *wait_stats; /* profiling: a worker's; NULL: the callers' */
     uint32_t barriers;    /* profiling: barrier episodes in the current region */
+    int iters_counted;    /* profiling: a loop counted iterations in the region */
+    /* profiling: the call site of the thread's next (then current) outermost
+     * region, noted by the ABI entry that forks it (BP_NOTE_SITE) */
+    const void *site_ra;  /* the entry's return address */
+    const char *site_src; /* clang's ident_t source string, or NULL */
+    const void *site_frames[BP_MAX_CALLERS]; /* the current region's site, */
+    int site_nframes;                        /* taken at its fork, */
+    const char *site_loc;                    /* with the entry's source string */
+    struct bp_steps_rec steps; /* profiling: the region's barrier episodes */
 };
 struct bp_thread *bp_self(void);
 int bp_gtid(struct bp_thread *t);
@@ -349,6 +374,13 @@ extern int bp_profiling;
 #endif
 /* Set up the profile from bp_config; called once by the pool's start-up. */
 void bp_profile_init(int max_threads);
+/* One thread's part of a region's steps, as the join hands it over. */
+struct bp_step_view {
+    const struct bp_step_rec *rec; /* the episodes kept one by one, or NULL */
+    uint32_t n;                    /* episodes before the join */
+    int64_t rest_wait_ns, rest_work_ns;
+    int64_t last_release_ns;       /* of the episode before the join (or start) */
+};
 /* One outermost region as the pool measured it. */
 struct bp_region_sample {
     const void *fn;
@@ -357,11 +389,18 @@ struct bp_region_sample {
     int threads;
     uint32_t barriers;          /* episodes, the join included */
     const int64_t *thread_wait; /* per thread: its barrier waits, the join's too */
-    const uint64_t *thread_iters; /* per thread: loop iterations it ran */
+    const uint64_t *thread_iters; /* per thread: loop iterations it ran; */
+                                /* BP_ITERS_UNCOUNTED: no loop counted them */
+    const int64_t *thread_joined; /* per thread: when it reached the join */
+    const struct bp_step_view *thread_steps; /* per thread: its episodes */
     int last_at_join;           /* the thread that reached the join last; -1: none */
     int woken;                  /* workers that slept before the fork and were woken */
     int64_t wake_sum_ns, wake_max_ns; /* fork to their start */
+    const void *const *site;    /* the call site's frames, innermost first */
+    int nsite;
+    const char *site_src;       /* clang's source location string, or NULL */
 };
+#define BP_ITERS_UNCOUNTED UINT64_MAX
 /* Account one region. Called with the pool's fork_lock held. */
 void bp_profile_region(const struct bp_region_sample *s);
 /* Print the report on stderr and write the JSON file; with fork_lock held.
@@ -370,6 +409,106 @@ void bp_profile_report(int workers_stopped);
 /* In the child of fork(): forget the parent's regions; report only the
  * child's own, to PATH.<pid>. */
 void bp_profile_fork_child(void);
+/* Write the report and JSON of everything so far, the process running on
+ * (the profile signal's writer thread); takes fork_lock. */
+void bp_profile_dump(void);
+
+/* ---- sites.c ------------------------------------------------------------ */
+
+/* Note the call site of the region the calling ABI entry is about to fork:
+ * the entry's return address, and clang's source location string (NULL for
+ * none). A macro, so that the address is the entry's own. */
+#define BP_NOTE_SITE(src)                                                       \
+    do {                                                                        \
+        if (bp_profiling)                                                       \
+            bp_note_site(__builtin_return_address(0), (src));                   \
+    } while (0)
+void bp_note_site(const void *ra, const char *src);
+/* At an outermost profiled fork: t's noted site becomes the region's, as
+ * bp_config.profile_callers frames (walked from the stack when more than
+ * one); the note is cleared. */
+void bp_site_take(struct bp_thread *t);
+/* A function's call sites: an open-addressed table keyed by the frames. */
+struct bp_site_frame {
+    const void *address;
+    char *name, *module;     /* as bp_name_function gives them */
+    uintptr_t module_offset;
+};
+struct bp_site {
+    const void *key[BP_MAX_CALLERS];
+    int nframes;
+    int other;               /* the overflow site: the rest, no frames */
+    struct bp_site_frame *frames;
+    char *file, *function;   /* the source location; file NULL: none */
+    int line, column;
+    uint64_t calls;
+    int64_t wall_ns, gap_before_ns, wait_ns;
+};
+struct bp_sites {
+    struct bp_site *buckets; /* cap of them; nframes -1: empty */
+    uint32_t cap, used;
+    struct bp_site other;
+};
+/* Count a region at its site in s (gap: the gap before it, -1 for none). */
+void bp_sites_account(struct bp_sites *s, const struct bp_region_sample *r, int64_t gap);
+/* The sites in use, by wall time (the overflow site last); *n of them, a
+ * new array (NULL when out of memory or none). */
+struct bp_site *bp_sites_sorted(const struct bp_sites *s, size_t *n);
+void bp_sites_free(struct bp_sites *s);
+
+/* ---- steps.c ------------------------------------------------------------ */
+
+/* A function's steps: index k for its regions' k-th barrier episode, up to
+ * bp_config.profile_steps; the entry at that index (the rest) sums the
+ * episodes past it. */
+struct bp_step {
+    uint64_t calls;
+    int64_t wait_ns, work_ns;
+    uint64_t *last;          /* per thread: episodes it arrived last; NULL for the rest */
+    int last_n;
+};
+struct bp_steps {
+    struct bp_step *s;
+    uint32_t n;              /* entries 0..n-1 exist */
+};
+/* A thread starts an outermost region at start_ns: no episodes yet. */
+void bp_steps_begin(struct bp_thread *t, int64_t start_ns);
+/* The thread passed an episode of its outermost region's team. */
+void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns);
+/* t's part of the region, for the join. */
+struct bp_step_view bp_steps_view(const struct bp_thread *t);
+/* Count a region's episodes (the join last) in st; threads: entries of
+ * each step's last-arrival counts at most. */
+void bp_steps_account(struct bp_steps *st, const struct bp_region_sample *r, int threads);
+void bp_steps_free(struct bp_steps *st);
+void bp_steps_thread_free(struct bp_thread *t);
+
+/* ---- live.c ------------------------------------------------------------- */
+
+/* The live counters of /dev/shm/buddypool-<pid> (docs/profile-format.md),
+ * for `buddypool top`: made at the profile's start (rows: the table's
+ * slots, the overflow row last), removed at its end. Best effort: without
+ * /dev/shm the rest of the profile works as before. */
+void bp_live_open(size_t rows);
+void bp_live_close(void);
+/* A new row of the whole run's table: its live index (rows - 1 for the
+ * overflow row), or -1. */
+int bp_live_row(size_t index, const char *name, const char *module);
+/* Publish a row's counters and the totals after a region. */
+struct bp_profile_row;
+struct bp_profile_totals;
+void bp_live_update(int index, const struct bp_profile_row *r,
+                    const struct bp_profile_totals *tot, int64_t first_start_ns,
+                    int64_t now_ns);
+/* The profile was reset: the rows start again. */
+void bp_live_reset(void);
+/* In a child of fork(): its own file, the parent's left alone. */
+void bp_live_fork_child(void);
+/* BUDDY_THREAD_POOL_PROFILE_SIGNAL: install the handler and its writer
+ * thread (again in a child of fork(), at its first region); stop joins it. */
+void bp_dump_signal_start(void);
+void bp_dump_signal_stop(void);
+void bp_dump_signal_fork_child(void);
 
 /* ---- trace.c ------------------------------------------------------------ */
 
@@ -402,6 +541,7 @@ struct bp_thread_stats {
     int64_t wait_ns;       /* barrier waits, the join's included */
     uint64_t last_at_join; /* regions in which it reached the join last */
     uint64_t iterations;   /* loop iterations it ran */
+    int iterations_counted; /* some loop counted them (else not measured) */
 };
 enum { BP_WALL_BUCKETS = 512 }; /* 8 per octave of nanoseconds */
 struct bp_profile_row {
@@ -414,6 +554,9 @@ struct bp_profile_row {
     struct bp_thread_stats *per_thread; /* per_thread_n entries, or NULL */
     int per_thread_n;                   /* threads of the largest team seen */
     uint32_t *wall_hist;                /* BP_WALL_BUCKETS counts, or NULL */
+    struct bp_sites sites;
+    struct bp_steps steps;
+    int live;                           /* index in the live counters, or -1 */
 };
 /* The wall-time bucket of ns, and the middle of a bucket. */
 int bp_wall_bucket(int64_t ns);
@@ -443,10 +586,34 @@ struct bp_report_part {
     struct bp_profile_row *rows;
     size_t nrows;
 };
+/* What the report says about the process and the settings. */
+struct bp_report_meta {
+    const char *run;            /* BUDDY_THREAD_POOL_PROFILE_RUN */
+    long pid;
+    int complete;               /* 0: a dump, the process runs on */
+    int in_child;               /* a child of fork(): PATH.<pid> */
+    int callers, step_bound;    /* BUDDY_THREAD_POOL_PROFILE_CALLERS, _STEPS */
+};
 /* Write the text report (each table sorted by wall time) to `out`, and the
- * JSON profile to `json_path` when not NULL. Sorts the rows in place. */
-void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *parts,
-                     size_t nparts);
+ * JSON profile to `json_path` (or beside it: report_json.c) when not NULL.
+ * Sorts the rows in place. */
+void bp_report_write(FILE *out, const char *json_path, const struct bp_report_meta *meta,
+                     struct bp_report_part *parts, size_t nparts);
+/* The report's shared figures: the wall time below which a share q of the
+ * row's calls fall (-1: no distribution), thread k's figures in a row, the
+ * mean fork-to-start latency of woken workers. */
+int64_t bp_wall_quantile(const struct bp_profile_row *r, double q);
+struct bp_thread_stats bp_thread_stats_of(const struct bp_profile_row *r, int k);
+int64_t bp_wake_mean(const struct bp_profile_totals *t);
+
+/* ---- report_json.c ------------------------------------------------------ */
+
+/* Write the JSON profile for path (report_json.c chooses the file: path,
+ * or path.<pid> beside another process's file of the same run); the path
+ * written into `written` (size bytes). 0, or -errno. */
+int bp_report_json(const char *path, const struct bp_report_meta *meta,
+                   const struct bp_report_part *parts, size_t nparts, char *written,
+                   size_t size);
 
 /* ---- loop.c ------------------------------------------------------------- */
 

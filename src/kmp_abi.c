@@ -1,7 +1,9 @@
 /* kmp_abi.c: the libomp entry points (`__kmpc_*`) that clang and MLIR's
  * OpenMP lowering call, as a thin layer over the pool. The compiled code
  * passes a source location and its global thread number to most of them;
- * both are ignored: the calling thread's state is in thread-local storage. */
+ * the thread number is ignored (the calling thread's state is in
+ * thread-local storage), the location only names a region's call site in
+ * the profile. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -9,12 +11,21 @@
 
 #include "internal.h"
 
-typedef struct ident ident_t;                   /* source location, unused */
+/* A source location: psource is ";file;function;line;col;;". */
+typedef struct ident {
+    int32_t reserved_1, flags, reserved_2, reserved_3;
+    const char *psource;
+} ident_t;
 typedef int32_t kmp_critical_name[8];           /* zeroed storage per name */
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
 
 #include "kmp_invoke.inc"
+
+static const char *source_of(const ident_t *loc)
+{
+    return loc != NULL ? loc->psource : NULL;
+}
 
 /* A region's microtask and arguments, sized to argc when forked, so that a
  * few arguments travel inline to the workers (bp_fork). */
@@ -39,7 +50,7 @@ static void run_microtask(int tid, void *ctx)
 
 BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
 {
-    (void)loc;
+    BP_NOTE_SITE(source_of(loc));
     if (argc < 0 || argc > BP_MAX_REGION_ARGS)
         bp_fatal("__kmpc_fork_call: %d region arguments; at most %d are supported",
                  (int)argc, BP_MAX_REGION_ARGS);
@@ -59,7 +70,7 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
 BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask,
                                 int32_t cond, void *args)
 {
-    (void)loc;
+    BP_NOTE_SITE(source_of(loc));
     if (argc < 0 || argc > 1)
         bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
                  (int)argc);
@@ -122,8 +133,10 @@ BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
         uint64_t n = bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, t->tid, \
                                               t->team_size, schedtype, plastiter,   \
                                               plower, pupper, pstride, incr, chunk); \
-        if (bp_profiling)                                                           \
+        if (bp_profiling) {                                                         \
             t->iters += n;                                                          \
+            t->iters_counted = 1;                                                   \
+        }                                                                           \
     }
 BP_KMPC_STATIC_INIT(4, int32_t, int32_t)
 BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)
@@ -190,8 +203,8 @@ BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_na
  * profile names an outermost serialized region by its call site. */
 BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
 {
-    (void)loc;
     (void)gtid;
+    BP_NOTE_SITE(source_of(loc));
     bp_serial_begin(bp_self(), __builtin_return_address(0));
 }
 

@@ -185,10 +185,15 @@ static void pool_init(void)
     if (bp_profiling) {
         bp_pool.prof_wait = calloc((size_t)max, sizeof *bp_pool.prof_wait);
         bp_pool.prof_iters = calloc((size_t)max, sizeof *bp_pool.prof_iters);
-        if (bp_pool.prof_wait == NULL || bp_pool.prof_iters == NULL)
+        bp_pool.prof_joined = calloc((size_t)max, sizeof *bp_pool.prof_joined);
+        bp_pool.prof_steps = calloc((size_t)max, sizeof *bp_pool.prof_steps);
+        if (bp_pool.prof_wait == NULL || bp_pool.prof_iters == NULL ||
+            bp_pool.prof_joined == NULL || bp_pool.prof_steps == NULL)
             bp_fatal("profile: out of memory for %d threads", max);
     }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    /* release: the pool's set-up before the destructor acts on it */
+    atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
 }
 
 void bp_pool_ensure_init(void)
@@ -350,6 +355,9 @@ static void *worker_main(void *arg)
         bp_task_icvs(t, &bp_pool.team_icv);
         t->wait_ns = 0;
         t->iters = 0;
+        t->iters_counted = 0;
+        if (bp_profiling)
+            bp_steps_begin(t, slot->fork_ns);
         run(id, slot->ctx);
         if (bp_profiling) {
             int64_t joined_ns = bp_now_ns();
@@ -358,7 +366,10 @@ static void *worker_main(void *arg)
             /* relaxed: published by the join's release in bp_flag_set */
             atomic_store_explicit(&slot->joined_ns, joined_ns, memory_order_relaxed);
             atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
-            atomic_store_explicit(&slot->iters, t->iters, memory_order_relaxed);
+            atomic_store_explicit(&slot->iters,
+                                  t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED,
+                                  memory_order_relaxed);
+            slot->steps_view = bp_steps_view(t);
         }
         t->level = 0;
         t->active_level = 0;
@@ -448,12 +459,13 @@ void bp_pool_grow(int want)
  * exit the kernel ends those threads. */
 __attribute__((destructor)) static void pool_shutdown(void)
 {
-    bp_config_load();
-    if (bp_config.profile)
-        bp_pool_ensure_init(); /* a profiled run reports even when it ran no region */
     /* release: pairs with the acquire in bp_fork; from now on regions run
      * serially */
     atomic_store_explicit(&bp_pool.shut_down, 1, memory_order_release);
+    /* A process that never used the runtime (a wrapper such as `timeout`
+     * under the same environment) has nothing to stop and nothing to say. */
+    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
+        return;
     if (bp_tls.holds_fork_lock) {
         bp_profile_report(0); /* the workers are still in the region */
         return;
@@ -461,6 +473,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 1;
+    if (bp_tls.level == 0)
+        bp_dump_signal_stop(); /* its dumps take fork_lock */
     if (bp_tls.level > 0 || pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0) {
         if (bp_profiling)
             bp_warn("profile not reported: a region was still running when the pool shut "
@@ -482,8 +496,12 @@ __attribute__((destructor)) static void pool_shutdown(void)
         munmap(bp_pool.slots, bp_pool.slots_bytes);
     free(bp_pool.prof_wait);
     free(bp_pool.prof_iters);
+    free(bp_pool.prof_joined);
+    free(bp_pool.prof_steps);
     bp_pool.prof_wait = NULL;
     bp_pool.prof_iters = NULL;
+    bp_pool.prof_joined = NULL;
+    bp_pool.prof_steps = NULL;
     if (bp_pool.rounds != NULL)
         munmap(bp_pool.rounds, bp_pool.rounds_bytes);
     bp_places_free();

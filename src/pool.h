@@ -31,6 +31,7 @@ struct bp_slot {
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
     _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
+    struct bp_step_view steps_view; /* profiling: its episodes, published by the join */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
@@ -52,6 +53,7 @@ struct bp_pool {
     int default_team;            /* allowed CPUs, lowered by the limits */
     _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
+    _Atomic int started;         /* pool_init has run */
     int ncpus;                   /* CPUs the process may run on */
     int first_place;             /* the first caller's place; worker i's is i after it */
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
@@ -61,6 +63,8 @@ struct bp_pool {
     size_t slots_bytes, rounds_bytes;
     int64_t *prof_wait;          /* profiling: per thread, the region's waits */
     uint64_t *prof_iters;        /* profiling: per thread, the region's iterations */
+    int64_t *prof_joined;        /* profiling: per thread, its arrival at the join */
+    struct bp_step_view *prof_steps; /* profiling: per thread, its episodes */
     struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
     int nrounds;                 /* ceil(log2(max_threads)) */
     uint64_t epoch;              /* episodes so far, under fork_lock */

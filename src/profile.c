@@ -24,10 +24,20 @@
  * BP_MAX_PHASES names; a phase named again continues). A phase holds its
  * regions and the gaps before them (the gap before a phase's first region
  * is its own), so the phases' regions plus gaps add up to the whole span
- * from the first phase on. Phase calls take fork_lock like a region. */
+ * from the first phase on. Phase calls take fork_lock like a region.
+ *
+ * Each row also holds its call sites (sites.c) and barrier steps (steps.c);
+ * the whole run's rows are mirrored into the live counters (live.c).
+ *
+ * Files. A process that ran no region writes nothing (a wrapper such as
+ * `timeout` or `sh -c` that shares the environment must not replace the
+ * program's file). The run is named once, by the first profiled process
+ * (BUDDY_THREAD_POOL_PROFILE_RUN, inherited by its children), and report.c
+ * writes a second process's file of the same run beside the first. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buddypool.h"
@@ -61,14 +71,42 @@ static struct {
     int phase_warned;
     int64_t last_end_ns;         /* of the previous region, any table */
     uint64_t seq;                /* regions so far */
+    int dump_restart;            /* a child of fork(): start the dump writer again */
+    char run[64];                /* BUDDY_THREAD_POOL_PROFILE_RUN */
 } prof = {.current = -1};
+
+/* Name the run before anything else starts, so that every process this one
+ * starts inherits it. */
+__attribute__((constructor)) static void name_run(void)
+{
+    const char *on = getenv("BUDDY_THREAD_POOL_PROFILE");
+    if (on == NULL || strcmp(on, "1") != 0 || getenv("BUDDY_THREAD_POOL_PROFILE_RUN") != NULL)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    char run[64];
+    snprintf(run, sizeof run, "%ld-%lld%09ld", (long)getpid(), (long long)ts.tv_sec,
+             (long)ts.tv_nsec);
+    setenv("BUDDY_THREAD_POOL_PROFILE_RUN", run, 0);
+}
 
 static int table_alloc(struct table *t)
 {
     memset(t, 0, sizeof *t);
-    t->other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)""};
+    t->other = (struct bp_profile_row){.name = (char *)"other+0x0", .module = (char *)"",
+                                       .live = -1};
     t->buckets = calloc(2 * prof.slots, sizeof *t->buckets);
+    if (t == &prof.all)
+        t->other.live = bp_live_row(prof.slots, t->other.name, "");
     return t->buckets != NULL ? 0 : -1;
+}
+
+static void row_free(struct bp_profile_row *r)
+{
+    free(r->per_thread);
+    free(r->wall_hist);
+    bp_sites_free(&r->sites);
+    bp_steps_free(&r->steps);
 }
 
 /* Forget a table's rows and totals; the buckets are freed, not cleared, so a
@@ -79,13 +117,11 @@ static void table_free(struct table *t)
         for (size_t i = 0; i < 2 * prof.slots; i++) {
             free(t->buckets[i].name);
             free(t->buckets[i].module);
-            free(t->buckets[i].per_thread);
-            free(t->buckets[i].wall_hist);
+            row_free(&t->buckets[i]);
         }
         free(t->buckets);
     }
-    free(t->other.per_thread);
-    free(t->other.wall_hist);
+    row_free(&t->other);
     memset(t, 0, sizeof *t);
 }
 
@@ -112,13 +148,23 @@ void bp_profile_init(int max_threads)
     if (!bp_config.profile && !bp_tracing)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
+    const char *run = getenv("BUDDY_THREAD_POOL_PROFILE_RUN");
+    if (run != NULL && strlen(run) < sizeof prof.run)
+        memcpy(prof.run, run, strlen(run) + 1);
+    else
+        snprintf(prof.run, sizeof prof.run, "%ld", (long)getpid());
+    if (bp_config.profile)
+        bp_live_open(prof.slots + 1);
     if (table_alloc(&prof.all) != 0) {
         bp_warn("out of memory for %zu profile slots; profiling and tracing are off",
                 prof.slots);
+        bp_live_close();
         bp_trace_off();
         return;
     }
     bp_profiling = 1;
+    if (bp_config.profile)
+        bp_dump_signal_start();
 #endif
 }
 
@@ -128,6 +174,9 @@ void bp_profile_fork_child(void)
         return;
     prof.in_child = 1;
     clear();
+    bp_live_fork_child();
+    bp_dump_signal_fork_child();
+    prof.dump_restart = 1;
     if (table_alloc(&prof.all) != 0)
         bp_fatal("profile: out of memory in a child of fork()");
 }
@@ -154,6 +203,7 @@ static struct bp_profile_row *row_of(struct table *t, const void *fn)
     struct bp_profile_row *r = &t->buckets[i];
     r->fn = fn;
     bp_name_function(fn, &r->name, &r->module, &r->module_offset);
+    r->live = t == &prof.all ? bp_live_row(t->used, r->name, r->module) : -1;
     t->used++;
     return r;
 }
@@ -209,7 +259,10 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
         r->wall_hist[bp_wall_bucket(end_ns - start_ns)]++;
         for (int i = 0; i < threads && i < r->per_thread_n; i++) {
             r->per_thread[i].wait_ns += s->thread_wait[i];
-            r->per_thread[i].iterations += s->thread_iters[i];
+            if (s->thread_iters[i] != BP_ITERS_UNCOUNTED) {
+                r->per_thread[i].iterations += s->thread_iters[i];
+                r->per_thread[i].iterations_counted = 1;
+            }
         }
         if (s->last_at_join >= 0 && s->last_at_join < r->per_thread_n)
             r->per_thread[s->last_at_join].last_at_join++;
@@ -224,6 +277,8 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
         if (t->last != NULL && t->last_seq + 1 == prof.seq)
             t->last->gap_after_ns += gap;
     }
+    bp_sites_account(&r->sites, s, gap);
+    bp_steps_account(&r->steps, s, prof.max_threads);
     r->calls++;
     r->wall_ns += end_ns - start_ns;
     r->wait_ns += s->wait_ns;
@@ -242,12 +297,18 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
     t->last_end_ns = end_ns;
     t->last = r;
     t->last_seq = prof.seq;
+    if (t == &prof.all)
+        bp_live_update(r->live, r, tot, t->first_start_ns, end_ns);
 }
 
 void bp_profile_region(const struct bp_region_sample *s)
 {
     if (prof.all.buckets == NULL)
         return;
+    if (prof.dump_restart) {
+        prof.dump_restart = 0;
+        bp_dump_signal_start();
+    }
     int64_t gap = prof.seq > 0 ? s->start_ns - prof.last_end_ns : -1;
     prof.seq++;
     /* The whole run's span starts at its first region: no gap before it. */
@@ -295,8 +356,8 @@ static int part_of(struct bp_report_part *p, const char *name, const struct tabl
 }
 
 /* Write the report of everything recorded: text to out, JSON to json_path
- * (when not NULL). 0, or -ENOMEM. */
-static int report(FILE *out, const char *json_path)
+ * (when not NULL; complete: the process is ending). 0, or -ENOMEM. */
+static int report(FILE *out, const char *json_path, int complete)
 {
     struct bp_report_part parts[1 + BP_MAX_PHASES];
     int n = 0, err = 0;
@@ -314,8 +375,10 @@ static int report(FILE *out, const char *json_path)
     err |= part_of(&parts[n++], NULL, &prof.all, waits, nwaits);
     for (int i = 0; i < prof.nphases; i++)
         err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL, 0);
+    struct bp_report_meta meta = {prof.run, (long)getpid(), complete, prof.in_child,
+                                  bp_config.profile_callers, bp_config.profile_steps};
     if (!err)
-        bp_report_write(out, json_path, parts, (size_t)n);
+        bp_report_write(out, json_path, &meta, parts, (size_t)n);
     for (int i = 0; i < n; i++)
         free(parts[i].rows);
     free(waits);
@@ -324,34 +387,54 @@ static int report(FILE *out, const char *json_path)
     return err ? -ENOMEM : 0;
 }
 
-/* A child of fork() writes beside the parent's file, not over it. */
-static const char *out_path(const char *path, char *buf, size_t size)
+/* The report at the end (complete) or on the dump signal: nothing from a
+ * process that ran no region but one line when the program itself used the
+ * runtime. */
+static void report_all(int complete)
 {
-    if (path == NULL || !prof.in_child)
-        return path;
-    snprintf(buf, size, "%s.%ld", path, (long)getpid());
-    return buf;
+    if (prof.all.tot.regions == 0) {
+        if (complete && !prof.in_child)
+            bp_warn("profile: no parallel region ran in process %ld; no table, no JSON "
+                    "written", (long)getpid());
+        return;
+    }
+    report(stderr, bp_config.profile_out, complete);
 }
 
 void bp_profile_report(int workers_stopped)
 {
     if (!bp_profiling || prof.all.buckets == NULL)
         return;
+    if (bp_config.profile)
+        report_all(1);
     /* A child of fork() that ran no region has nothing of its own to say. */
-    if (!(prof.in_child && prof.all.tot.regions == 0)) {
+    if (bp_tracing && !(prof.in_child && prof.all.tot.regions == 0)) {
         char buf[4200];
-        if (bp_config.profile)
-            report(stderr, out_path(bp_config.profile_out, buf, sizeof buf));
-        if (bp_tracing && workers_stopped)
-            bp_trace_write(out_path(bp_config.trace_out, buf, sizeof buf));
-        else if (bp_tracing)
+        const char *path = bp_config.trace_out;
+        if (prof.in_child) {
+            snprintf(buf, sizeof buf, "%s.%ld", path, (long)getpid());
+            path = buf;
+        }
+        if (workers_stopped)
+            bp_trace_write(path);
+        else
             bp_warn("trace not written: exit() was called inside a region, whose threads "
                     "still record");
     }
     /* The rings stay while workers may still write them (the process exits). */
     if (bp_tracing && workers_stopped)
         bp_trace_free(bp_self());
+    bp_live_close();
     clear();
+}
+
+void bp_profile_dump(void)
+{
+    bp_pool_lock();
+    /* the tables are gone once the final report is written */
+    if (bp_profiling && bp_config.profile && prof.all.buckets != NULL)
+        report_all(0);
+    bp_pool_unlock();
 }
 
 /* ---- the profile API of buddypool.h ------------------------------------- */
@@ -405,6 +488,7 @@ BP_API int buddypool_profile_reset(void)
     if (err)
         return err;
     clear();
+    bp_live_reset();
     bp_pool_wait_stats_reset();
     err = table_alloc(&prof.all) != 0 ? -ENOMEM : 0;
     bp_pool_unlock();
@@ -418,7 +502,7 @@ BP_API int buddypool_profile_write(FILE *out)
     int err = api_enter();
     if (err)
         return err;
-    err = report(out, NULL);
+    err = report(out, NULL, 0);
     bp_pool_unlock();
     return err;
 }

@@ -1,7 +1,14 @@
-/* report.c: the profile's two writers: the text table printed on stderr and
- * the JSON file of DESIGN.md, and the naming of region functions with dladdr
- * as symbol+0xoffset, or module+0xoffset (offset from the module's base) when
- * no exported symbol covers the address, as for a local outlined function. */
+/* report.c: the profile's text report, printed on stderr (the JSON file is
+ * report_json.c's), and the naming of region functions and call sites with
+ * dladdr as symbol+0xoffset, or module+0xoffset (offset from the module's
+ * base) when no exported symbol covers the address, as for a local outlined
+ * function.
+ *
+ * The table has one row per region function, as DESIGN.md defines it, and
+ * under each row its call sites (the most expensive first). After it come
+ * the per-thread figures of the first rows and the barrier steps with the
+ * most waiting. The column names are the figures' names; units are in the
+ * header line. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -68,9 +75,57 @@ static struct bp_wait_stats wait_total(const struct bp_wait_stats *w, int n)
     return sum;
 }
 
-static int64_t wake_mean(const struct bp_profile_totals *t)
+int64_t bp_wake_mean(const struct bp_profile_totals *t)
 {
     return t->woken ? t->wake_sum_ns / (int64_t)t->woken : 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    return base ? base + 1 : path ? path : "";
+}
+
+enum { BP_SITES_SHOWN = 5 };
+
+/* A site as one name: its source location when clang gave one, else its
+ * frames, innermost first. */
+static void site_name(FILE *out, const struct bp_site *s)
+{
+    if (s->other) {
+        fprintf(out, "other call sites");
+        return;
+    }
+    if (s->nframes == 0 || s->frames == NULL) {
+        fprintf(out, "(no call site recorded)");
+        return;
+    }
+    if (s->file != NULL)
+        fprintf(out, "%s:%d %s  ", s->file, s->line, s->function ? s->function : "");
+    for (int k = 0; k < s->nframes; k++)
+        fprintf(out, "%s%s", k ? " < " : "", s->frames[k].name ? s->frames[k].name : "?");
+    fprintf(out, "  %s", base_name(s->frames[0].module));
+}
+
+/* The row's call sites, under it in the table's columns. */
+static void write_sites(FILE *out, const struct bp_profile_row *r)
+{
+    size_t n;
+    struct bp_site *sites = bp_sites_sorted(&r->sites, &n);
+    if (sites == NULL)
+        return;
+    for (size_t i = 0; i < n && i < BP_SITES_SHOWN; i++) {
+        const struct bp_site *s = &sites[i];
+        fprintf(out, "  %9" PRIu64 " %11.3f %6s %11.3f %6s %11s %12.3f %15s %9s    <- ",
+                s->calls, ms(s->wall_ns), "", ms(s->gap_before_ns), "", "", ms(s->wait_ns), "",
+                "");
+        site_name(out, s);
+        fputc('\n', out);
+    }
+    if (n > BP_SITES_SHOWN)
+        fprintf(out, "  %9s %11s %6s %11s %6s %11s %12s %15s %9s    <- ... %zu more call sites\n",
+                "", "", "", "", "", "", "", "", "", n - BP_SITES_SHOWN);
+    free(sites);
 }
 
 /* One table: the whole run (phase NULL, with the waits) or one phase. */
@@ -100,27 +155,27 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
     }
     if (t->woken > 0)
         fprintf(out, "  woken to start %12" PRIu64 " times: fork to start mean %.1f us, max %.1f us\n",
-                t->woken, (double)wake_mean(t) / 1e3, (double)t->wake_max_ns / 1e3);
-    fputc('\n', out);
-    fprintf(out, "  %9s %11s %6s %11s %6s %11s %11s %11s %9s  %s\n", "calls", "wall_ms",
-            "wall%", "gap_bef_ms", "gap%", "gap_aft_ms", "barwait_ms", "bw_t0_ms", "barriers",
+                t->woken, (double)bp_wake_mean(t) / 1e3, (double)t->wake_max_ns / 1e3);
+    fprintf(out, "\n  times in ms; wall%% and gap%% (gap_before) are shares of the span; "
+                 "under each function its call sites\n");
+    fprintf(out, "  %9s %11s %6s %11s %6s %11s %12s %15s %9s  %s\n", "calls", "wall", "wall%",
+            "gap_before", "gap%", "gap_after", "barrier_wait", "barrier_wait_t0", "barriers",
             "function  module");
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &rows[i];
         const char *name = r->name ? r->name : "?+0x0";
-        const char *module = r->module ? r->module : "";
-        const char *base = strrchr(module, '/');
-        fprintf(out, "  %9" PRIu64 " %11.3f %5.1f%% %11.3f %5.1f%% %11.3f %11.3f %11.3f %9" PRIu64
+        fprintf(out, "  %9" PRIu64 " %11.3f %5.1f%% %11.3f %5.1f%% %11.3f %12.3f %15.3f %9" PRIu64
                      "  %s  %s\n",
                 r->calls, ms(r->wall_ns), share(r->wall_ns, t->span_ns), ms(r->gap_before_ns),
                 share(r->gap_before_ns, t->span_ns), ms(r->gap_after_ns), ms(r->wait_ns),
-                ms(r->wait_t0_ns), r->barriers, name, base ? base + 1 : module);
+                ms(r->wait_t0_ns), r->barriers, name, base_name(r->module));
+        write_sites(out, r);
     }
 }
 
 /* The wall time below which a share q of the row's calls fall (the middle
  * of its bucket: within 6% of the true value); -1 without a distribution. */
-static int64_t wall_quantile(const struct bp_profile_row *r, double q)
+int64_t bp_wall_quantile(const struct bp_profile_row *r, double q)
 {
     if (r->wall_hist == NULL || r->calls == 0)
         return -1;
@@ -138,7 +193,7 @@ static int64_t wall_quantile(const struct bp_profile_row *r, double q)
 enum { BP_DETAIL_ROWS = 10 };
 
 /* Thread k's figures in row r (zero where its teams were smaller). */
-static struct bp_thread_stats stats_of(const struct bp_profile_row *r, int k)
+struct bp_thread_stats bp_thread_stats_of(const struct bp_profile_row *r, int k)
 {
     struct bp_thread_stats none = {0};
     return k < r->per_thread_n ? r->per_thread[k] : none;
@@ -152,26 +207,33 @@ static void write_detail(FILE *out, const struct bp_report_part *part)
     size_t n = part->nrows < BP_DETAIL_ROWS ? part->nrows : BP_DETAIL_ROWS;
     if (n == 0)
         return;
-    fprintf(out, "\n  per function: wall p50 / p99, and per thread: barrier waits (the join's\n"
-                 "  included), regions in which it reached the join last, loop iterations\n");
+    fprintf(out, "\n  per function: wall p50 / p99, and per thread: barrier_wait in ms (the join's\n"
+                 "  included), last_at_join: regions in which it reached the join last,\n"
+                 "  iterations: loop iterations it ran ('-': its loops were not counted, as a gcc\n"
+                 "  static loop divides its iterations itself)\n");
     for (size_t i = 0; i < n; i++) {
         const struct bp_profile_row *r = &part->rows[i];
         fprintf(out, "  %s  wall p50 %.1f us  p99 %.1f us\n", r->name ? r->name : "?+0x0",
-                (double)wall_quantile(r, 0.5) / 1e3, (double)wall_quantile(r, 0.99) / 1e3);
+                (double)bp_wall_quantile(r, 0.5) / 1e3, (double)bp_wall_quantile(r, 0.99) / 1e3);
         if (r->per_thread == NULL || threads < 2)
             continue;
         fprintf(out, "      %-14s", "thread");
         for (int k = 0; k < threads; k++)
             fprintf(out, " %11d", k);
-        fprintf(out, "\n      %-14s", "barwait_ms");
+        fprintf(out, "\n      %-14s", "barrier_wait");
         for (int k = 0; k < threads; k++)
-            fprintf(out, " %11.3f", ms(stats_of(r, k).wait_ns));
+            fprintf(out, " %11.3f", ms(bp_thread_stats_of(r, k).wait_ns));
         fprintf(out, "\n      %-14s", "last_at_join");
         for (int k = 0; k < threads; k++)
-            fprintf(out, " %11" PRIu64, stats_of(r, k).last_at_join);
+            fprintf(out, " %11" PRIu64, bp_thread_stats_of(r, k).last_at_join);
         fprintf(out, "\n      %-14s", "iterations");
-        for (int k = 0; k < threads; k++)
-            fprintf(out, " %11" PRIu64, stats_of(r, k).iterations);
+        for (int k = 0; k < threads; k++) {
+            struct bp_thread_stats st = bp_thread_stats_of(r, k);
+            if (st.iterations_counted)
+                fprintf(out, " %11" PRIu64, st.iterations);
+            else
+                fprintf(out, " %11s", "-"); /* no loop counted them: not measured */
+        }
         fprintf(out, "\n");
     }
 }
@@ -183,129 +245,94 @@ static void write_legend(FILE *out, int phases)
                      "    the next phase began, and the gaps before them; span = regions + gaps.");
     fprintf(out,
             "\n  calls: regions run; wall: fork to join on thread 0; wall%%, gap%%: share of the span.\n"
-            "  gap_bef / gap_aft: time between regions that ends at / starts after a call of\n"
-            "    the function; they show the same gaps from both sides: do not add them.\n"
+            "  gap_before / gap_after: time between regions that ends at / starts after a call\n"
+            "    of the function; they show the same gaps from both sides: do not add them.\n"
             "    A gap is all wall time between two regions: serial work of the caller, or\n"
             "    time the process spent outside the model.\n"
-            "  barwait: time all threads waited in the function's barriers, from arrival to\n"
-            "    release; bw_t0: thread 0 alone; barriers: barrier episodes (explicit\n"
-            "    barriers, reductions and the join that ends each region), all threads\n"
-            "    arriving once counting one.\n\n");
+            "  barrier_wait: time all threads waited in the function's barriers, from arrival\n"
+            "    to release; barrier_wait_t0: thread 0 alone; barriers: barrier episodes\n"
+            "    (explicit barriers, reductions and the join that ends each region), all\n"
+            "    threads arriving once counting one.\n"
+            "  <- a call site: where the function's regions were forked from (the fork call's\n"
+            "    return address, or BUDDY_THREAD_POOL_PROFILE_CALLERS frames, innermost first;\n"
+            "    file:line when clang's -g names it), with its calls, wall, gap_before and\n"
+            "    barrier_wait.\n"
+            "  step k: the k-th barrier episode of a region (the join is the last); work: from\n"
+            "    the end of the step before to the last thread's arrival.\n\n");
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
-static int utf8_len(const unsigned char *s)
+enum { BP_STEPS_SHOWN = 10 };
+
+struct step_ref {
+    const struct bp_profile_row *row;
+    uint32_t index;
+};
+
+static int by_step_wait(const void *a, const void *b)
 {
-    if (s[0] > 0xf4)
-        return 0;
-    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629) */
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
+    const struct step_ref *x = a, *y = b;
+    int64_t wx = x->row->steps.s[x->index].wait_ns, wy = y->row->steps.s[y->index].wait_ns;
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* A JSON string; bytes that are not UTF-8 (a path may hold any) become
- * U+FFFD, so the file always parses. */
-void bp_json_string(FILE *f, const char *str)
+/* The thread that arrived last at a step most often, and how often. */
+static int most_last(const struct bp_step *s, uint64_t *times)
 {
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    fputc('"', f);
-    while (*s) {
-        if (*s == '"' || *s == '\\') {
-            fprintf(f, "\\%c", *s++);
-        } else if (*s < 0x20) {
-            fprintf(f, "\\u%04x", *s++);
-        } else if (*s < 0x80) {
-            fputc(*s++, f);
-        } else {
-            int n = utf8_len(s);
-            if (n == 0) {
-                fputs("\\ufffd", f);
-                s++;
-            } else {
-                fwrite(s, 1, (size_t)n, f);
-                s += n;
-            }
+    int who = -1;
+    *times = 0;
+    for (int i = 0; s->last != NULL && i < s->last_n; i++)
+        if (s->last[i] > *times) {
+            *times = s->last[i];
+            who = i;
         }
-    }
-    fputc('"', f);
+    return who;
 }
 
-/* "totals": {...}, "functions": [...] of one table, as DESIGN.md gives
- * them; `indent` before each function. */
-static void json_table(FILE *f, const struct bp_profile_totals *t,
-                       const struct bp_profile_row *rows, size_t n, int max_threads,
-                       const char *indent)
+/* The steps of all rows with the most waiting. */
+static void write_steps(FILE *out, const struct bp_report_part *part, int bound)
 {
-    int threads = t->threads < max_threads ? t->threads : max_threads;
-    fprintf(f, "\"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
-               ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-               ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 ", \"woken\": %" PRIu64
-               ", \"wake_mean_ns\": %" PRId64 ", \"wake_max_ns\": %" PRId64 "},\n%s\"functions\": [",
-            t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers,
-            t->woken, wake_mean(t), t->wake_max_ns, indent);
-    for (size_t i = 0; i < n; i++) {
-        const struct bp_profile_row *r = &rows[i];
-        fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);
-        bp_json_string(f, r->name ? r->name : "?+0x0");
-        fprintf(f, ", \"module\": ");
-        bp_json_string(f, r->module);
-        fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"calls\": %" PRIu64
-                   ", \"wall_ns\": %" PRId64 ", \"gap_before_ns\": %" PRId64
-                   ", \"gap_after_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
-                   ", \"barrier_wait_t0_ns\": %" PRId64 ", \"barriers\": %" PRIu64
-                   ", \"module_offset\": \"0x%" PRIxPTR "\"",
-                (uintptr_t)r->fn, r->calls, r->wall_ns, r->gap_before_ns, r->gap_after_ns,
-                r->wait_ns, r->wait_t0_ns, r->barriers, r->module_offset);
-        fprintf(f, ", \"wall_p50_ns\": %" PRId64 ", \"wall_p99_ns\": %" PRId64 ",\n%s  \"per_thread\": [",
-                wall_quantile(r, 0.5), wall_quantile(r, 0.99), indent);
-        for (int k = 0; r->per_thread != NULL && k < threads; k++)
-            fprintf(f, "%s{\"barrier_wait_ns\": %" PRId64 ", \"last_at_join\": %" PRIu64
-                       ", \"iterations\": %" PRIu64 "}",
-                    k ? ", " : "", stats_of(r, k).wait_ns, stats_of(r, k).last_at_join,
-                    stats_of(r, k).iterations);
-        fprintf(f, "]}");
+    size_t total = 0, n = 0;
+    for (size_t i = 0; i < part->nrows; i++)
+        total += part->rows[i].steps.n;
+    struct step_ref *refs = malloc(sizeof *refs * (total ? total : 1));
+    if (refs == NULL)
+        return;
+    for (size_t i = 0; i < part->nrows; i++)
+        for (uint32_t k = 0; k < part->rows[i].steps.n; k++)
+            if (part->rows[i].steps.s[k].calls > 0)
+                refs[n++] = (struct step_ref){&part->rows[i], k};
+    qsort(refs, n, sizeof *refs, by_step_wait);
+    if (n > 0 && refs[0].row->steps.s[refs[0].index].wait_ns > 0) {
+        fprintf(out, "\n  barrier steps with the most waiting (of %zu; times in ms)\n", n);
+        fprintf(out, "  %9s %12s %11s %8s  %-22s %s\n", "calls", "barrier_wait", "work", "step",
+                "last_arrival", "function");
     }
-    fprintf(f, "\n%s]", indent);
+    for (size_t i = 0; i < n && i < BP_STEPS_SHOWN; i++) {
+        const struct bp_step *s = &refs[i].row->steps.s[refs[i].index];
+        if (s->wait_ns == 0)
+            break;
+        char step[24], last[48];
+        if ((int)refs[i].index >= bound)
+            snprintf(step, sizeof step, ">=%u", (unsigned)bound);
+        else
+            snprintf(step, sizeof step, "%u", (unsigned)refs[i].index);
+        uint64_t times;
+        int who = most_last(s, &times);
+        if (who >= 0)
+            snprintf(last, sizeof last, "thread %d, %" PRIu64 " of %" PRIu64, who, times,
+                     s->calls);
+        else
+            snprintf(last, sizeof last, "-");
+        fprintf(out, "  %9" PRIu64 " %12.3f %11.3f %8s  %-22s %s\n", s->calls, ms(s->wait_ns),
+                ms(s->work_ns), step, last, refs[i].row->name ? refs[i].row->name : "?+0x0");
+    }
+    free(refs);
 }
 
-static int write_json(const char *path, const struct bp_report_part *parts, size_t nparts)
-{
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -errno;
-    fprintf(f, "{\"threads\": %d,\n ", parts[0].tot.threads);
-    json_table(f, &parts[0].tot, parts[0].rows, parts[0].nrows, parts[0].max_threads, " ");
-    fprintf(f, ",\n \"waits\": [");
-    for (int i = 0; parts[0].waits != NULL && i < parts[0].nwaits; i++)
-        fprintf(f, "%s{\"spin_ns\": %" PRId64 ", \"sleep_ns\": %" PRId64 ", \"sleeps\": %" PRIu64
-                   ", \"wakes\": %" PRIu64 "}",
-                i ? ", " : "", (int64_t)parts[0].waits[i].spin_ns,
-                (int64_t)parts[0].waits[i].sleep_ns, (uint64_t)parts[0].waits[i].sleeps,
-                (uint64_t)parts[0].waits[i].wakes);
-    fprintf(f, "]");
-    fprintf(f, ",\n \"phases\": [");
-    for (size_t p = 1; p < nparts; p++) {
-        fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");
-        bp_json_string(f, parts[p].name);
-        fprintf(f, ", \"threads\": %d,\n   ", parts[p].tot.threads);
-        json_table(f, &parts[p].tot, parts[p].rows, parts[p].nrows, parts[p].max_threads, "   ");
-        fprintf(f, "}");
-    }
-    fprintf(f, "%s]}\n", nparts > 1 ? "\n " : "");
-    int err = ferror(f) ? -EIO : 0;
-    if (fclose(f) != 0 && err == 0)
-        err = -errno;
-    return err;
-}
-
-void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *parts,
-                     size_t nparts)
+void bp_report_write(FILE *out, const char *json_path, const struct bp_report_meta *meta,
+                     struct bp_report_part *parts, size_t nparts)
 {
     for (size_t p = 0; p < nparts; p++)
         qsort(parts[p].rows, parts[p].nrows, sizeof *parts[p].rows, by_wall);
@@ -313,15 +340,24 @@ void bp_report_write(FILE *out, const char *json_path, struct bp_report_part *pa
     for (size_t p = 0; p < nparts; p++) {
         write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows,
                     parts[p].waits, parts[p].nwaits);
-        if (p == 0)
+        if (p == 0) {
             write_detail(out, &parts[0]);
+            write_steps(out, &parts[0], meta->step_bound);
+        }
     }
     write_legend(out, nparts > 1);
     if (json_path != NULL) {
-        int err = write_json(json_path, parts, nparts);
+        char written[4200];
+        int err = bp_report_json(json_path, meta, parts, nparts, written, sizeof written);
         if (err != 0)
             bp_warn("could not write the JSON profile to '%s' "
                     "(BUDDY_THREAD_POOL_PROFILE_OUT): %s", json_path, strerror(-err));
+        else if (strcmp(written, json_path) != 0)
+            fprintf(out, "  JSON profile written to %s (%s)\n", written,
+                    meta->in_child ? "a child of fork()"
+                                   : "the run's first process wrote the given path");
+        else
+            fprintf(out, "  JSON profile written to %s\n", written);
     }
     fflush(out);
 }

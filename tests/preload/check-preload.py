@@ -106,7 +106,12 @@ def run_compared(cmd, lib_preload, any_regions=False):
         check(pre.stdout == plain.stdout,
               "the same output with and without preload:\n--- without\n%s--- preloaded\n%s" % (plain.stdout, pre.stdout))
         want = -1 if any_regions else regions_said(pre.stdout)
-        if check(os.path.exists(json_path), "the preloaded run leaves buddypool's JSON profile"):
+        if want == 0:
+            # a program that ran no region leaves no profile, and says so once
+            check(not os.path.exists(json_path), "a run of no region writes no JSON profile")
+            check(pre.stderr.count("no parallel region ran") == 1,
+                  "one line says that no parallel region ran: %s" % pre.stderr[-1500:])
+        elif check(os.path.exists(json_path), "the preloaded run leaves buddypool's JSON profile"):
             with open(json_path) as f:
                 prof = json.load(f)
             got = prof["totals"]["regions"]

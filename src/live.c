@@ -1,0 +1,263 @@
+/* live.c: profiling a process that does not exit (a server).
+ *
+ * Live counters. The whole run's table is mirrored, row by row, into a file
+ * of /dev/shm (docs/profile-format.md gives its layout) that `buddypool top
+ * PID` maps and reads once a second: calls, wall, gaps and waits per
+ * function, updated after each region with plain 8-byte stores (a reader
+ * may see a region half counted, never a torn number; no ptrace, no
+ * signal). The file is made when profiling starts and removed when it ends
+ * (exit, or the library's unload); a child of fork() makes its own.
+ *
+ * The dump signal. BUDDY_THREAD_POOL_PROFILE_SIGNAL=USR2 installs a handler
+ * that only posts a semaphore (sem_post is async-signal-safe); a writer
+ * thread waiting on it takes fork_lock, as a region would, and writes the
+ * report and the JSON so far. The thread is made at the profile's start and
+ * joined at its end; in a child of fork(), where it does not exist, it is
+ * made again at the child's first region. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { HEADER = 128, ROW = 256, NAME = 152, MODULE = 64 };
+
+struct live_header {
+    char magic[8];
+    uint32_t header_size, row_size, rows_cap;
+    _Atomic uint32_t threads;
+    _Atomic uint64_t rows;
+    _Atomic int64_t start_ns, updated_ns;
+    _Atomic uint64_t regions;
+    _Atomic int64_t regions_ns, gaps_ns, wait_ns;
+    _Atomic uint64_t barriers, resets;
+    int32_t pid;
+};
+struct live_row {
+    _Atomic uint64_t calls;
+    _Atomic int64_t wall_ns, gap_before_ns, wait_ns;
+    _Atomic uint64_t barriers;
+    char name[NAME];
+    char module[MODULE];
+};
+_Static_assert(sizeof(struct live_header) <= HEADER, "the live header fits its 128 bytes");
+_Static_assert(sizeof(struct live_row) == ROW, "a live row is 256 bytes");
+_Static_assert(offsetof(struct live_header, pid) == 96, "pid at 96 (docs/profile-format.md)");
+_Static_assert(offsetof(struct live_row, module) == 192, "module at 192");
+
+static struct {
+    struct live_header *h;
+    size_t bytes, rows;
+    char name[64];
+} live;
+
+#define RELAXED memory_order_relaxed
+
+static struct live_row *row_at(size_t i)
+{
+    return (struct live_row *)((char *)live.h + HEADER + i * ROW);
+}
+
+void bp_live_open(size_t rows)
+{
+    snprintf(live.name, sizeof live.name, "/buddypool-%ld", (long)getpid());
+    int fd = shm_open(live.name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return; /* no /dev/shm: `buddypool top` says so */
+    size_t bytes = HEADER + rows * ROW;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0)
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(live.name);
+        return;
+    }
+    live.h = p;
+    live.bytes = bytes;
+    live.rows = rows;
+    live.h->header_size = HEADER;
+    live.h->row_size = ROW;
+    live.h->rows_cap = (uint32_t)rows;
+    live.h->pid = (int32_t)getpid();
+    /* the magic last: a reader that sees it sees the sizes */
+    atomic_thread_fence(memory_order_release);
+    memcpy(live.h->magic, "BPLIVE1", 8);
+}
+
+void bp_live_close(void)
+{
+    if (live.h == NULL)
+        return;
+    munmap(live.h, live.bytes);
+    shm_unlink(live.name);
+    live.h = NULL;
+}
+
+void bp_live_fork_child(void)
+{
+    if (live.h == NULL)
+        return;
+    munmap(live.h, live.bytes); /* the parent's, which it goes on writing */
+    live.h = NULL;
+    bp_live_open(live.rows);
+}
+
+static void copy_cut(char *to, size_t size, const char *from)
+{
+    size_t n = from ? strlen(from) : 0;
+    if (n >= size)
+        n = size - 1;
+    memcpy(to, from ? from : "", n);
+    to[n] = '\0';
+}
+
+int bp_live_row(size_t index, const char *name, const char *module)
+{
+    if (live.h == NULL || index >= live.rows)
+        return -1;
+    struct live_row *r = row_at(index);
+    const char *base = module ? strrchr(module, '/') : NULL;
+    copy_cut(r->name, NAME, name);
+    copy_cut(r->module, MODULE, base ? base + 1 : module);
+    /* release: the name before the row is counted */
+    if (index < live.rows - 1 &&
+        index + 1 > atomic_load_explicit(&live.h->rows, RELAXED))
+        atomic_store_explicit(&live.h->rows, index + 1, memory_order_release);
+    return (int)index;
+}
+
+void bp_live_update(int index, const struct bp_profile_row *r,
+                    const struct bp_profile_totals *tot, int64_t first_start_ns,
+                    int64_t now_ns)
+{
+    if (live.h == NULL)
+        return;
+    if (index >= 0) {
+        struct live_row *l = row_at((size_t)index);
+        atomic_store_explicit(&l->calls, r->calls, RELAXED);
+        atomic_store_explicit(&l->wall_ns, r->wall_ns, RELAXED);
+        atomic_store_explicit(&l->gap_before_ns, r->gap_before_ns, RELAXED);
+        atomic_store_explicit(&l->wait_ns, r->wait_ns, RELAXED);
+        atomic_store_explicit(&l->barriers, r->barriers, RELAXED);
+    }
+    struct live_header *h = live.h;
+    if (atomic_load_explicit(&h->start_ns, RELAXED) == 0)
+        atomic_store_explicit(&h->start_ns, first_start_ns, RELAXED);
+    atomic_store_explicit(&h->threads, (uint32_t)tot->threads, RELAXED);
+    atomic_store_explicit(&h->regions, tot->regions, RELAXED);
+    atomic_store_explicit(&h->regions_ns, tot->regions_ns, RELAXED);
+    atomic_store_explicit(&h->gaps_ns, tot->gaps_ns, RELAXED);
+    atomic_store_explicit(&h->wait_ns, tot->wait_ns, RELAXED);
+    atomic_store_explicit(&h->barriers, tot->barriers, RELAXED);
+    atomic_store_explicit(&h->updated_ns, now_ns, RELAXED);
+}
+
+void bp_live_reset(void)
+{
+    if (live.h == NULL)
+        return;
+    memset((char *)live.h + HEADER, 0, live.rows * ROW);
+    atomic_store_explicit(&live.h->rows, 0, RELAXED);
+    atomic_store_explicit(&live.h->start_ns, 0, RELAXED);
+    atomic_fetch_add_explicit(&live.h->resets, 1, RELAXED);
+}
+
+/* ---- the dump signal ------------------------------------------------------ */
+
+static struct {
+    sem_t sem;
+    pthread_t thread;
+    int running;       /* the writer thread exists (in this process) */
+    _Atomic int stop;
+    int installed;     /* the handler and the semaphore are set up */
+    struct sigaction old; /* the action before ours, put back at the end */
+} dump;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    sem_post(&dump.sem);
+    errno = saved;
+}
+
+static void *writer(void *arg)
+{
+    (void)arg;
+    /* the writer takes no signal of its own: the process's threads do */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;) {
+        while (sem_wait(&dump.sem) != 0 && errno == EINTR)
+            ;
+        if (atomic_load(&dump.stop))
+            return NULL;
+        bp_profile_dump();
+    }
+}
+
+void bp_dump_signal_start(void)
+{
+    int sig = bp_config.profile_signal;
+    if (sig <= 0 || dump.running)
+        return;
+    if (!dump.installed) {
+        if (sem_init(&dump.sem, 0, 0) != 0)
+            return;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sig, &sa, &dump.old) != 0) {
+            bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: cannot handle signal %d: %s; "
+                    "no dumps on a signal", sig, strerror(errno));
+            return;
+        }
+        dump.installed = 1;
+    }
+    atomic_store(&dump.stop, 0);
+    if (pthread_create(&dump.thread, NULL, writer, NULL) != 0) {
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: cannot start the profile writer thread; "
+                "no dumps on a signal");
+        return;
+    }
+    dump.running = 1;
+}
+
+void bp_dump_signal_stop(void)
+{
+    if (dump.installed) /* the handler's code may be unmapped next (dlclose) */
+        sigaction(bp_config.profile_signal, &dump.old, NULL);
+    dump.installed = 0;
+    if (!dump.running)
+        return;
+    atomic_store(&dump.stop, 1);
+    sem_post(&dump.sem);
+    /* a dump in progress waits for the running region: give it a second */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    if (pthread_timedjoin_np(dump.thread, NULL, &deadline) != 0) {
+        bp_warn("profile: the dump writer thread did not stop (a region is still "
+                "running); leaving it");
+        return;
+    }
+    sem_destroy(&dump.sem);
+    dump.running = 0;
+}
+
+/* In a child of fork() the writer thread does not exist. */
+void bp_dump_signal_fork_child(void)
+{
+    dump.running = 0;
+}

@@ -1,0 +1,166 @@
+/* steps.c: the profile's barrier steps. Inside a region, the k-th barrier
+ * episode ends step k: in ggml's one region per token, step k is the k-th
+ * graph node; in a region with a loop and a reduction, the loop and the
+ * reduction. Per region function and per step index the profile counts the
+ * episodes, the time all threads waited in them, which thread arrived last,
+ * and the step's work: from the end of the step before (the first release
+ * of the previous episode, or the region's fork) to the last arrival.
+ *
+ * Recording. Each thread of an outermost team writes its episodes' arrival
+ * and release times into a buffer of its own (bp_config.profile_steps
+ * entries, made at its first profiled region and kept), so a barrier costs
+ * it one store beside the two clock reads it already makes; nothing is
+ * shared until the join. Episodes past the bound are summed per thread:
+ * their waits, and the thread's own time before each. The join is the
+ * region's last episode: the threads' arrivals at it are their join times,
+ * its release the region's end.
+ *
+ * Accounting. At the join, thread 0 (holding fork_lock, with the workers
+ * parked) reads every thread's buffer and folds the region into its row's
+ * steps: exact for the kept steps; for the rest, calls and waits exact and
+ * work as thread 0's own time (which thread arrived last is not tracked
+ * past the bound). A row's steps grow to the largest index seen. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
+{
+    struct bp_steps_rec *s = &t->steps;
+    if (s->rec == NULL) {
+        s->rec = malloc(sizeof *s->rec * (size_t)bp_config.profile_steps);
+        if (s->rec == NULL)
+            bp_fatal("profile: out of memory for %d barrier steps per thread "
+                     "(BUDDY_THREAD_POOL_PROFILE_STEPS)", bp_config.profile_steps);
+    }
+    t->barriers = 0;
+    s->rest_wait_ns = s->rest_work_ns = 0;
+    s->last_release_ns = start_ns;
+}
+
+void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns)
+{
+    struct bp_steps_rec *s = &t->steps;
+    uint32_t k = t->barriers++;
+    if (k < (uint32_t)bp_config.profile_steps && s->rec != NULL) {
+        s->rec[k] = (struct bp_step_rec){arrive_ns, release_ns};
+    } else {
+        s->rest_wait_ns += release_ns - arrive_ns;
+        s->rest_work_ns += arrive_ns - s->last_release_ns;
+    }
+    s->last_release_ns = release_ns;
+}
+
+struct bp_step_view bp_steps_view(const struct bp_thread *t)
+{
+    return (struct bp_step_view){t->steps.rec, t->barriers, t->steps.rest_wait_ns,
+                                 t->steps.rest_work_ns, t->steps.last_release_ns};
+}
+
+/* Entry idx of st, made (zeroed) when new; a kept step's last-arrival
+ * counts hold `threads` entries. NULL when out of memory. */
+static struct bp_step *step_at(struct bp_steps *st, uint32_t idx, int threads)
+{
+    if (idx >= st->n) {
+        uint32_t n = st->n ? st->n : 4;
+        while (n <= idx)
+            n *= 2;
+        uint32_t bound = (uint32_t)bp_config.profile_steps + 1;
+        if (n > bound)
+            n = bound;
+        struct bp_step *s = realloc(st->s, sizeof *s * n);
+        if (s == NULL)
+            return NULL;
+        memset(s + st->n, 0, sizeof *s * (n - st->n));
+        st->s = s;
+        st->n = n;
+    }
+    struct bp_step *s = &st->s[idx];
+    if (idx < (uint32_t)bp_config.profile_steps && s->last_n < threads) {
+        uint64_t *last = realloc(s->last, sizeof *last * (size_t)threads);
+        if (last == NULL)
+            return NULL;
+        memset(last + s->last_n, 0, sizeof *last * (size_t)(threads - s->last_n));
+        s->last = last;
+        s->last_n = threads;
+    }
+    return s;
+}
+
+/* The arrival and release of thread i at episode k (k == e - 1: the join). */
+static int episode_of(const struct bp_region_sample *r, int i, uint32_t k, int64_t *arrive,
+                      int64_t *release)
+{
+    if (k + 1 == r->barriers) {
+        *arrive = r->thread_joined[i];
+        *release = r->end_ns;
+        return 1;
+    }
+    const struct bp_step_view *v = &r->thread_steps[i];
+    if (v->rec == NULL || k >= v->n)
+        return 0;
+    *arrive = v->rec[k].arrive_ns;
+    *release = v->rec[k].release_ns;
+    return 1;
+}
+
+void bp_steps_account(struct bp_steps *st, const struct bp_region_sample *r, int threads)
+{
+    uint32_t bound = (uint32_t)bp_config.profile_steps, e = r->barriers;
+    int team = r->threads < threads ? r->threads : threads;
+    int64_t prev_end = r->start_ns;
+    for (uint32_t k = 0; k < e; k++) {
+        int join = k + 1 == e;
+        if (k >= bound && !join)
+            continue; /* summed per thread: below */
+        struct bp_step *s = step_at(st, k < bound ? k : bound, team);
+        int64_t wait = 0, last_ns = INT64_MIN, first_release = INT64_MAX;
+        int last = -1;
+        for (int i = 0; i < r->threads; i++) {
+            int64_t a, rel;
+            if (!episode_of(r, i, k, &a, &rel))
+                continue;
+            wait += rel - a;
+            if (a > last_ns) {
+                last_ns = a;
+                last = i;
+            }
+            if (rel < first_release)
+                first_release = rel;
+        }
+        if (s == NULL || last < 0)
+            continue;
+        if (k >= bound) /* the join past the bound: thread 0's own time */
+            prev_end = r->thread_steps[0].last_release_ns;
+        s->calls++;
+        s->wait_ns += wait;
+        s->work_ns += (k >= bound ? r->thread_joined[0] : last_ns) - prev_end;
+        if (k < bound && last < s->last_n)
+            s->last[last]++;
+        prev_end = first_release;
+    }
+    if (e > bound + 1) { /* episodes bound .. e-2, summed per thread */
+        struct bp_step *s = step_at(st, bound, team);
+        if (s == NULL)
+            return;
+        s->calls += e - 1 - bound;
+        for (int i = 0; i < r->threads; i++)
+            s->wait_ns += r->thread_steps[i].rest_wait_ns;
+        s->work_ns += r->thread_steps[0].rest_work_ns;
+    }
+}
+
+void bp_steps_free(struct bp_steps *st)
+{
+    for (uint32_t i = 0; i < st->n; i++)
+        free(st->s[i].last);
+    free(st->s);
+    memset(st, 0, sizeof *st);
+}
+
+void bp_steps_thread_free(struct bp_thread *t)
+{
+    free(t->steps.rec);
+    t->steps.rec = NULL;
+}
