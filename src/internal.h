@@ -420,10 +420,13 @@ void bp_profile_dump(void);
  * none). A macro, so that the address is the entry's own. */
 #define BP_NOTE_SITE(src)                                                       \
     do {                                                                        \
-        if (bp_profiling)                                                       \
+        if (atomic_load_explicit(&bp_note_sites, memory_order_relaxed))         \
             bp_note_site(__builtin_return_address(0), (src));                   \
     } while (0)
 void bp_note_site(const void *ra, const char *src);
+/* Sites are noted: profiling is on, or the pool has not started yet (the
+ * first region's entry runs before the pool reads the configuration). */
+extern _Atomic int bp_note_sites;
 /* At an outermost profiled fork: t's noted site becomes the region's, as
  * bp_config.profile_callers frames (walked from the stack when more than
  * one); the note is cleared. */
@@ -519,12 +522,13 @@ void bp_dump_signal_fork_child(void);
 #else
 extern int bp_tracing;
 #endif
-enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3 };
+enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3, BP_TRACE_PHASE = 4 };
 struct bp_trace_ring;
 void bp_trace_init(void);
 /* Tracing off again (the profile it needs could not be set up). */
 void bp_trace_off(void);
-/* Record an event of thread t (its own ring): a region of fn, or a wait. */
+/* Record an event of thread t (its own ring): a region of fn, a wait, or a
+ * phase mark (fn: the phase's name, kept by the profile). */
 void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
                     int64_t end_ns);
 /* Write every thread's events as Chrome trace-event JSON to path (a

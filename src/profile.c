@@ -42,10 +42,12 @@
 
 #include "buddypool.h"
 #include "internal.h"
+#include "prim.h"
 
 #ifndef BP_NO_PROFILER
 int bp_profiling;
 #endif
+_Atomic int bp_note_sites = 1; /* relaxed: a hint to the entries, set once */
 
 enum { BP_MAX_PHASES = 32, BP_PHASE_NAME = 64 };
 
@@ -141,6 +143,7 @@ static void clear(void)
 void bp_profile_init(int max_threads)
 {
     prof.max_threads = max_threads > 0 ? max_threads : 1;
+    atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed); /* until on, below */
 #ifdef BP_NO_PROFILER
     if (bp_config.profile)
         bp_warn("this build has no profiler; BUDDY_THREAD_POOL_PROFILE is ignored");
@@ -163,6 +166,7 @@ void bp_profile_init(int max_threads)
         return;
     }
     bp_profiling = 1;
+    atomic_store_explicit(&bp_note_sites, 1, memory_order_relaxed);
     if (bp_config.profile)
         bp_dump_signal_start();
 #endif
@@ -478,6 +482,10 @@ BP_API int buddypool_profile_phase(const char *name)
         prof.nphases++;
     }
     prof.current = i;
+    if (bp_tracing) {
+        int64_t now = bp_now_ns();
+        bp_trace_event(bp_self(), BP_TRACE_PHASE, prof.names[i], now, now);
+    }
     bp_pool_unlock();
     return 0;
 }

@@ -6,7 +6,8 @@
  * At unload or exit, with the workers joined, the rings are written as a
  * Chrome trace-event JSON file (Perfetto, chrome://tracing): one track per
  * thread, complete ("X") events in microseconds, regions named by their
- * function. Memory is fixed per thread; the file says how many of the
+ * function, and an instant ("i") event for each buddypool_profile_phase
+ * call (docs/profile-format.md). Memory is fixed per thread; the file says how many of the
  * oldest events were dropped. Tracing uses the profiling hooks' clock reads
  * (bp_profiling is on while tracing), but prints no profile unless
  * BUDDY_THREAD_POOL_PROFILE=1 asks for it. */
@@ -150,6 +151,14 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
             ts = 0; /* origin is the earliest start: never, but keep the JSON valid */
         if (dur < 0)
             dur = 0;
+        if (e->kind == BP_TRACE_PHASE) {
+            fprintf(f, ",\n  {\"name\": ");
+            bp_json_string(f, (const char *)e->fn);
+            fprintf(f, ", \"cat\": \"phase\", \"ph\": \"i\", \"s\": \"t\", \"ts\": %" PRId64
+                       ".%03d, \"pid\": %ld, \"tid\": %ld}",
+                    ts / 1000, (int)(ts % 1000), pid, r->tid);
+            continue;
+        }
         fprintf(f, ",\n  {\"name\": ");
         if (e->kind == BP_TRACE_REGION)
             bp_json_string(f, name_of(names, e->fn));

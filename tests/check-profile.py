@@ -81,12 +81,49 @@ def invariants(prof, stderr):
                   "%s: at most one last thread per call" % f["name"])
         check(0 < f["wall_p50_ns"] <= f["wall_p99_ns"] <= f["wall_ns"] * 1.07 + 1,
               "%s: 0 < wall p50 %d <= p99 %d <= the wall time" % (f["name"], f["wall_p50_ns"], f["wall_p99_ns"]))
+    for f in fns:
+        parts(prof, f)
     check(len(set(f["address"] for f in fns)) == len(fns), "one row per function")
     walls = [f["wall_ns"] for f in fns]
     check(walls == sorted(walls, reverse=True), "rows sorted by wall time")
     check("buddypool profile: %d threads, %d regions" % (prof["threads"], tot["regions"]) in stderr,
           "the text report on stderr gives the totals")
     check("do not add them" in stderr, "the text report has its legend")
+
+
+def parts(prof, f):
+    """A row's call sites and steps add up to the row (docs/profile-format.md)."""
+    sites, steps = f["call_sites"], f["steps"]
+    if prof["callers"] > 0:
+        for k in ("calls", "wall_ns", "barrier_wait_ns"):
+            key = "barrier_wait_ns" if k == "barrier_wait_ns" else k
+            check(sum(s[key] for s in sites) == f[key],
+                  "%s: the call sites' %s add up to the function's" % (f["name"], key))
+        check(sum(s["gap_before_ns"] for s in sites) == f["gap_before_ns"],
+              "%s: the call sites' gap_before_ns add up" % f["name"])
+        for s in sites:
+            check(len(s["frames"]) <= prof["callers"] and (s["other"] or len(s["frames"]) >= 1),
+                  "%s: a site has 1..callers frames" % f["name"])
+    else:
+        check(sites == [], "%s: no call sites when callers is 0" % f["name"])
+    check(sum(s["calls"] for s in steps) == f["barriers"],
+          "%s: the steps' calls add up to its barriers" % f["name"])
+    check(sum(s["barrier_wait_ns"] for s in steps) == f["barrier_wait_ns"],
+          "%s: the steps' waits add up to its barrier_wait_ns (%d, %d)" %
+          (f["name"], sum(s["barrier_wait_ns"] for s in steps), f["barrier_wait_ns"]))
+    idx = [s["index"] for s in steps]
+    check(idx == sorted(set(idx)) and all(0 <= i <= prof["step_bound"] for i in idx),
+          "%s: step indices sorted, unique, within the bound" % f["name"])
+    for s in steps:
+        check(s["rest"] == (s["index"] == prof["step_bound"]), "%s: only the last step is the rest" % f["name"])
+        check((s["last_arrival"] is None) == s["rest"], "%s: last_arrival is null for the rest only" % f["name"])
+        if s["last_arrival"] is not None:
+            check(sum(s["last_arrival"]) == s["calls"], "%s step %d: one last thread per episode" % (f["name"], s["index"]))
+    if steps and not steps[0]["rest"]:
+        check(steps[0]["calls"] == f["calls"], "%s: every region reaches step 0" % f["name"])
+    for t in f["per_thread"]:
+        check(t["iterations"] is None or (isinstance(t["iterations"], int) and t["iterations"] >= 0),
+              "%s: iterations are a count or null (not measured)" % f["name"])
 
 
 def load(path):
@@ -326,6 +363,11 @@ def check_mode(mode, program, args, tmp):
                 calls[int(e["args"]["address"], 16)] = calls.get(int(e["args"]["address"], 16), 0) + 1
         want = {int(f["address"], 16): f["calls"] for f in prof["functions"]}
         check(calls == want, "one region slice per region call on thread 0 (%s vs %s)" % (calls, want))
+        marks = [e for e in ev if e["ph"] == "i"]
+        check([e["name"] for e in marks] == ["prefill", "decode", "prefill"] and
+              all(e["cat"] == "phase" and e["tid"] in callers for e in marks),
+              "one phase mark per buddypool_profile_phase call, on thread 0's track (got %s)" %
+              [e["name"] for e in marks])
         names_by_addr = {int(f["address"], 16): f["name"] for f in prof["functions"]}
         check(all(e["name"] == names_by_addr.get(int(e["args"]["address"], 16)) for e in slices
                   if e["cat"] == "region"), "region slices are named like the profile's rows")
@@ -346,7 +388,7 @@ def check_mode(mode, program, args, tmp):
         check(len(joins) == regions and all(e["tid"] in callers for e in joins),
               "a join wait per region, on thread 0")
         od = tr["otherData"]
-        check(od["dropped_events"] == 0 and od["events"] == len(slices), "nothing dropped, all kept")
+        check(od["dropped_events"] == 0 and od["events"] == len(slices) + len(marks), "nothing dropped, all kept")
         p = run(program, ["phases"], {"BUDDY_THREAD_POOL_TRACE": trace, "BUDDY_THREAD_POOL_PROFILE": "0",
                                       "BUDDY_THREAD_POOL_TRACE_EVENTS": "16"})
         tr = load(trace)
