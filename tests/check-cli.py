@@ -10,7 +10,9 @@
           arguments exit 2 naming what was wrong, a missing program 127
   report  the text table of a saved profile (and --top), outlined functions
           named from the ELF symbol table (and file:line for gcc's debug
-          information) by elfutils; bad files named
+          information) by elfutils, and the call sites' frames too when the
+          profile has them; bad files named (check-report.py checks the
+          report's contents on fixtures)
   html    the HTML page, loaded in headless Chromium (--dump-dom): the totals
           and function tables and an SVG timeline with region slices
 """
@@ -26,6 +28,12 @@ from checks import check, report
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+
+
+def function_rows(text):
+    """The function rows of the report's tables (calls, wall, wall%: not a
+    call site's row under them)."""
+    return [l for l in text.splitlines() if re.match(r"^\s+\d+\s+\d+\.\d{3}\s+\d+\.\d%", l)]
 
 
 def main():
@@ -85,7 +93,7 @@ def main():
                            (["run", "--numa", "x", "--", "true"], "--numa x"),
                            (["run", "true"], "no '--"),
                            (["run", "--"], "no program"),
-                           (["frobnicate"], "unknown command 'frobnicate'"),
+                           (["frobnicate"], "frobnicate: unknown command"),
                            (["report", "/nonexistent.json"], "/nonexistent.json"),
                            (["report", gcc_prog], "is not a buddypool profile"),
                            (["run", "--cpus", "\u00b2", "--", "true"], "--cpus"),
@@ -105,6 +113,13 @@ def main():
             p = run([cli, "report", profiles[label][0], "--top", "100"], env=env)
             check(re.search(pattern, p.stdout) is not None,
                   "%s: report names the outlined functions (%s)" % (label, pattern))
+        prof = json.load(open(profiles["gcc"][0]))
+        if any(s.get("frames") for f in prof["functions"] for s in f.get("call_sites") or []):
+            p = run([cli, "report", profiles["gcc"][0], "--top", "100"], env=env)
+            check(re.search(r"  from main \(\S*constructs\.c:\d+", p.stdout) is not None,
+                  "gcc: report names the call sites' frames (main, file:line)")
+        else:
+            print("note: the gcc profile has no call-site frames: their names are not checked here")
         # report, text
         js, tr = profiles["clang"]
         prof = json.load(open(js))
@@ -113,11 +128,11 @@ def main():
         check("%d regions" % prof["totals"]["regions"] in p.stdout, "report: the totals")
         top = max(prof["functions"], key=lambda f: f["wall_ns"])
         row = "%9d %11.3f" % (top["calls"], top["wall_ns"] / 1e6)
-        rows = [l for l in p.stdout.splitlines() if re.match(r"^\s+\d+\s+\d+\.\d{3}\s", l)]
+        rows = function_rows(p.stdout)
         check(rows and rows[0].startswith("  " + row), "report: the function with the most wall time first")
         check(len(rows) >= len(prof["functions"]), "report: a row per function")
         p = run([cli, "report", js, "--top", "1"], env=env)
-        rows = [l for l in p.stdout.splitlines() if re.match(r"^\s+\d+\s+\d+\.\d{3}\s", l)]
+        rows = function_rows(p.stdout)
         check(len(rows) == 1 + len(prof.get("phases", [])) and rows[0].startswith("  " + row),
               "report --top 1: one row per table")
         # report, HTML in a browser
@@ -131,7 +146,7 @@ def main():
                      "file://" + page])
             dom = p.stdout
             check(p.returncode == 0 and "<table id=\"totals\"" in dom, "the browser finds the totals table")
-            check("<table id=\"functions\"" in dom and dom.count("<tr>") >= len(prof["functions"]),
+            check("<table id=\"functions\"" in dom and dom.count("<tr class=\"fn\">") >= len(prof["functions"]),
                   "the browser finds the function table")
             m = re.search(r"<svg id=\"timeline\".*?</svg>", dom, re.S)
             check(m is not None, "the browser finds the SVG timeline")
