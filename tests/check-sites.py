@@ -14,6 +14,12 @@ sites, barrier steps, files and live view, read back from what test-sites
            environment: the program's JSON stays; a second program of the run
            writes PATH.<pid>; a file of an earlier run is replaced; wrappers
            print nothing
+  graph    PROGRAM is bench/graph (4 layers, 5 tokens after 2 of warm-up):
+           one row of 7 calls, 55 steps (13 nodes per layer, norm, head, the
+           join) of 7 calls each; thread 0 alone runs the norms
+  blas     PROGRAM is tests/libs' lib-blas with OpenBLAS (LIBRARY) at 2
+           threads and BUDDY_THREAD_POOL_PROFILE_CALLERS=4: OpenBLAS's one
+           outlined body splits into its cblas_sgemm and cblas_dgemm callers
   serve    `test-sites serve` with BUDDY_THREAD_POOL_PROFILE_SIGNAL=USR2:
            the live counters grow while it runs, the signal dumps a report
            and an incomplete JSON while it goes on, `BUDDYPOOL top PID` shows
@@ -142,6 +148,43 @@ def check_bound(program, tmp):
     check(many["steps"][-1]["last_arrival"] is None, "the rest tracks no last thread")
 
 
+def check_graph(program, tmp):
+    out = os.path.join(tmp, "p.json")
+    p = run([program, "--layers", "4", "--tokens", "5"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+    check("55 nodes" not in p.stdout and "54 nodes per token" in p.stdout, "graph says 54 nodes per token")
+    prof = load(out)
+    fns = prof["functions"]
+    check(len(fns) == 1 and fns[0]["calls"] == 7, "one region function, 7 calls (got %s)" %
+          [(f["name"], f["calls"]) for f in fns])
+    if len(fns) != 1:
+        return
+    f = fns[0]
+    steps = f["steps"]
+    check(f["barriers"] == 7 * 55 and [s["index"] for s in steps] == list(range(55)) and
+          all(s["calls"] == 7 for s in steps), "55 steps of 7 calls each (got %d barriers, %d steps)" %
+          (f["barriers"], len(steps)))
+    check(len(f["call_sites"]) == 1 and f["call_sites"][0]["calls"] == 7,
+          "one call site, the token function's fork")
+
+
+def check_blas(program, lib, tmp):
+    out = os.path.join(tmp, "p.json")
+    run([program, lib], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "4",
+                         "OMP_NUM_THREADS": "2"})
+    prof = load(out)
+    rows = [f for f in prof["functions"] if os.path.basename(f["module"]).startswith("libopenblas")]
+    check(len(rows) == 1, "one OpenBLAS row (got %d)" % len(rows))
+    if not rows:
+        return
+    by = {}
+    for s in rows[0]["call_sites"]:
+        names = [fr["name"].split("+")[0] for fr in s["frames"]]
+        key = "sgemm" if "cblas_sgemm" in names else "dgemm" if "cblas_dgemm" in names else "other"
+        by[key] = by.get(key, 0) + s["calls"]
+    check(by.get("sgemm", 0) >= 1 and by.get("sgemm") == by.get("dgemm") and "other" not in by,
+          "OpenBLAS's regions split into cblas_sgemm and cblas_dgemm callers, as many each (got %s)" % by)
+
+
 def json_files(tmp):
     return sorted(f for f in os.listdir(tmp) if f.startswith("p.json"))
 
@@ -251,6 +294,10 @@ def main():
             check_callers(program, tmp)
         elif mode == "bound":
             check_bound(program, tmp)
+        elif mode == "graph":
+            check_graph(program, tmp)
+        elif mode == "blas":
+            check_blas(program, sys.argv[3], tmp)
         elif mode == "wrapper":
             check_wrapper(program, sys.argv[3], tmp)
         elif mode == "serve":

@@ -1,0 +1,218 @@
+/* graph.c: a ggml-shaped decode step. llama.cpp's CPU backend runs a whole
+ * token as one parallel region: every thread walks the same graph of nodes,
+ * does its share of each, and the team meets at a barrier after every node
+ * (ggml_graph_compute). This program has that shape, so the profile's
+ * barrier steps (step k = node k) and the runtime's barrier cost can be
+ * seen on a known graph. Per layer, 13 nodes: rms_norm (on thread 0 alone,
+ * as ggml runs a small op on one thread), the q, k and v products,
+ * attention over the context (split by heads), the o product, the residual
+ * add, rms_norm, the gate and up products, the gated activation, the down
+ * product and the residual add; then the final norm and the LM head: 13 *
+ * layers + 2 barriers and the join per token. The layers share one set of
+ * weights (the numbers, not the memory traffic, are the point).
+ *   graph [--layers N] [--dim D] [--ffn F] [--vocab V] [--ctx C] [--tokens T]
+ * prints tokens/s and a checksum of the last logits (the same on every
+ * runtime and team size: each output element is computed by one thread in
+ * a fixed order). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+struct model {
+    int layers, dim, ffn, vocab, ctx, heads;
+    float *wq, *wk, *wv, *wo, *wg, *wu, *wd, *head; /* shared by the layers */
+    float *kcache, *vcache; /* ctx x dim, filled once */
+    float *x, *h, *q, *k, *v, *att, *g, *u, *logits;
+};
+
+static float *filled(size_t n, unsigned seed, float scale)
+{
+    float *p = malloc(n * sizeof *p);
+    if (p == NULL) {
+        fprintf(stderr, "graph: out of memory for %zu floats\n", n);
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        p[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * scale;
+    }
+    return p;
+}
+
+/* Thread tid's rows of n. */
+static void share(int n, int tid, int nth, int *lo, int *hi)
+{
+    *lo = (int)((long)n * tid / nth);
+    *hi = (int)((long)n * (tid + 1) / nth);
+}
+
+static void matvec(const float *w, const float *in, float *out, int rows, int cols, int tid,
+                   int nth)
+{
+    int lo, hi;
+    share(rows, tid, nth, &lo, &hi);
+    for (int r = lo; r < hi; r++) {
+        float s = 0;
+        for (int c = 0; c < cols; c++)
+            s += w[(size_t)r * cols + c] * in[c];
+        out[r] = s;
+    }
+}
+
+static void rms_norm(const float *in, float *out, int n)
+{
+    float ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += in[i] * in[i];
+    float k = 1.0f / sqrtf(ss / (float)n + 1e-6f);
+    for (int i = 0; i < n; i++)
+        out[i] = in[i] * k;
+}
+
+static void attention(struct model *m, int tid, int nth)
+{
+    int hd = m->dim / m->heads, lo, hi;
+    share(m->heads, tid, nth, &lo, &hi);
+    float *score = malloc(sizeof *score * (size_t)m->ctx);
+    for (int h = lo; h < hi; h++) {
+        float mx = -INFINITY, sum = 0;
+        for (int t = 0; t < m->ctx; t++) {
+            float s = 0;
+            for (int i = 0; i < hd; i++)
+                s += m->q[h * hd + i] * m->kcache[(size_t)t * m->dim + h * hd + i];
+            score[t] = s / sqrtf((float)hd);
+            mx = score[t] > mx ? score[t] : mx;
+        }
+        for (int t = 0; t < m->ctx; t++)
+            sum += score[t] = expf(score[t] - mx);
+        for (int i = 0; i < hd; i++) {
+            float s = 0;
+            for (int t = 0; t < m->ctx; t++)
+                s += score[t] * m->vcache[(size_t)t * m->dim + h * hd + i];
+            m->att[h * hd + i] = s / sum;
+        }
+    }
+    free(score);
+}
+
+static void add_into(float *x, const float *y, int n, int tid, int nth)
+{
+    int lo, hi;
+    share(n, tid, nth, &lo, &hi);
+    for (int i = lo; i < hi; i++)
+        x[i] += y[i];
+}
+
+static void gate(float *g, const float *u, int n, int tid, int nth)
+{
+    int lo, hi;
+    share(n, tid, nth, &lo, &hi);
+    for (int i = lo; i < hi; i++)
+        g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+
+/* One token: one region, a barrier after every node; one call site. */
+__attribute__((noinline)) static void token(struct model *m)
+{
+#pragma omp parallel
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int l = 0; l < m->layers; l++) {
+            if (tid == 0)
+                rms_norm(m->x, m->h, m->dim);
+#pragma omp barrier
+            matvec(m->wq, m->h, m->q, m->dim, m->dim, tid, nth);
+#pragma omp barrier
+            matvec(m->wk, m->h, m->k, m->dim, m->dim, tid, nth);
+#pragma omp barrier
+            matvec(m->wv, m->h, m->v, m->dim, m->dim, tid, nth);
+#pragma omp barrier
+            attention(m, tid, nth);
+#pragma omp barrier
+            matvec(m->wo, m->att, m->h, m->dim, m->dim, tid, nth);
+#pragma omp barrier
+            add_into(m->x, m->h, m->dim, tid, nth);
+#pragma omp barrier
+            if (tid == 0)
+                rms_norm(m->x, m->h, m->dim);
+#pragma omp barrier
+            matvec(m->wg, m->h, m->g, m->ffn, m->dim, tid, nth);
+#pragma omp barrier
+            matvec(m->wu, m->h, m->u, m->ffn, m->dim, tid, nth);
+#pragma omp barrier
+            gate(m->g, m->u, m->ffn, tid, nth);
+#pragma omp barrier
+            matvec(m->wd, m->g, m->h, m->dim, m->ffn, tid, nth);
+#pragma omp barrier
+            add_into(m->x, m->h, m->dim, tid, nth);
+#pragma omp barrier
+        }
+        if (tid == 0)
+            rms_norm(m->x, m->h, m->dim);
+#pragma omp barrier
+        matvec(m->head, m->h, m->logits, m->vocab, m->dim, tid, nth);
+#pragma omp barrier
+    }
+}
+
+static int arg(int argc, char **argv, int *i, const char *name, int *out)
+{
+    if (strcmp(argv[*i], name) != 0)
+        return 0;
+    char *end;
+    long v = *i + 1 < argc ? strtol(argv[*i + 1], &end, 10) : 0;
+    if (*i + 1 >= argc || *end != '\0' || v < 1 || v > 1 << 20) {
+        fprintf(stderr, "graph: %s needs a count from 1 to %d\n", name, 1 << 20);
+        exit(2);
+    }
+    *out = (int)v;
+    (*i)++;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    struct model m = {.layers = 28, .dim = 256, .ffn = 768, .vocab = 4096, .ctx = 128,
+                      .heads = 8};
+    int tokens = 32;
+    for (int i = 1; i < argc; i++)
+        if (!arg(argc, argv, &i, "--layers", &m.layers) && !arg(argc, argv, &i, "--dim", &m.dim) &&
+            !arg(argc, argv, &i, "--ffn", &m.ffn) && !arg(argc, argv, &i, "--vocab", &m.vocab) &&
+            !arg(argc, argv, &i, "--ctx", &m.ctx) && !arg(argc, argv, &i, "--tokens", &tokens)) {
+            fprintf(stderr, "graph: unknown argument '%s' (--layers --dim --ffn --vocab --ctx "
+                            "--tokens)\n", argv[i]);
+            return 2;
+        }
+    if (m.dim % m.heads != 0) {
+        fprintf(stderr, "graph: --dim %d is not a multiple of the %d heads\n", m.dim, m.heads);
+        return 2;
+    }
+    size_t dd = (size_t)m.dim * m.dim, df = (size_t)m.dim * m.ffn;
+    float s = 1.0f / sqrtf((float)m.dim);
+    m.wq = filled(dd, 1, s), m.wk = filled(dd, 2, s), m.wv = filled(dd, 3, s);
+    m.wo = filled(dd, 4, s), m.wg = filled(df, 5, s), m.wu = filled(df, 6, s);
+    m.wd = filled(df, 7, 1.0f / sqrtf((float)m.ffn)), m.head = filled((size_t)m.vocab * m.dim, 8, s);
+    m.kcache = filled((size_t)m.ctx * m.dim, 9, 1), m.vcache = filled((size_t)m.ctx * m.dim, 10, 1);
+    m.x = filled((size_t)m.dim, 11, 1), m.h = filled((size_t)m.dim, 12, 0);
+    m.q = filled((size_t)m.dim, 13, 0), m.k = filled((size_t)m.dim, 14, 0);
+    m.v = filled((size_t)m.dim, 15, 0), m.att = filled((size_t)m.dim, 16, 0);
+    m.g = filled((size_t)m.ffn, 17, 0), m.u = filled((size_t)m.ffn, 18, 0);
+    m.logits = filled((size_t)m.vocab, 19, 0);
+    for (int t = 0; t < 2; t++) /* warm-up */
+        token(&m);
+    double t0 = omp_get_wtime();
+    for (int t = 0; t < tokens; t++)
+        token(&m);
+    double dt = omp_get_wtime() - t0;
+    double sum = 0;
+    for (int i = 0; i < m.vocab; i++)
+        sum += m.logits[i];
+    printf("graph: %d threads, %d layers, %d nodes per token, %d tokens: %.1f tok/s, "
+           "%.1f us/token, checksum %.6e\n",
+           omp_get_max_threads(), m.layers, 13 * m.layers + 2, tokens, tokens / dt,
+           dt / tokens * 1e6, sum);
+    return 0;
+}
