@@ -242,7 +242,14 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
             bp_pool.prof_wait[i] = w + (f->end_ns - j);
             bp_pool.prof_iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
             bp_pool.prof_joined[i] = j;
-            bp_pool.prof_steps[i] = slot->steps_view; /* ordered after the join's acquire */
+            /* the team passed the same episodes: thread 0's count is each
+             * worker's; the rest sums are read only when there were some */
+            struct bp_step_view *v = &bp_pool.prof_steps[i];
+            *v = (struct bp_step_view){slot->steps_rec, t->barriers, 0, 0, 0};
+            if (t->barriers > (uint32_t)bp_config.profile_steps) {
+                v->rest_wait_ns = slot->rest_wait_ns;
+                v->rest_work_ns = slot->rest_work_ns;
+            }
             f->wait_ns += bp_pool.prof_wait[i];
             if (j > last_ns) {
                 last_ns = j;

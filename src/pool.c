@@ -320,6 +320,10 @@ static void *worker_main(void *arg)
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
     int place = bp_config.pin ? worker_place(id) : -1; /* bound at its creation */
+    if (bp_profiling) { /* published by the first join */
+        bp_steps_begin(t, 0);
+        slot->steps_rec = t->steps.rec;
+    }
     uint32_t seen = 0;
     for (;;) {
         t->slept = 0;
@@ -356,8 +360,8 @@ static void *worker_main(void *arg)
         t->wait_ns = 0;
         t->iters = 0;
         t->iters_counted = 0;
-        if (bp_profiling)
-            bp_steps_begin(t, slot->fork_ns);
+        if (bp_profiling) /* a worker's own time before its rest episodes is not used */
+            bp_steps_begin(t, 0);
         run(id, slot->ctx);
         if (bp_profiling) {
             int64_t joined_ns = bp_now_ns();
@@ -369,7 +373,10 @@ static void *worker_main(void *arg)
             atomic_store_explicit(&slot->iters,
                                   t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED,
                                   memory_order_relaxed);
-            slot->steps_view = bp_steps_view(t);
+            if (t->barriers > (uint32_t)bp_config.profile_steps) {
+                slot->rest_wait_ns = t->steps.rest_wait_ns;
+                slot->rest_work_ns = t->steps.rest_work_ns;
+            }
         }
         t->level = 0;
         t->active_level = 0;

@@ -31,12 +31,15 @@ struct bp_slot {
     _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
     _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
     _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
-    struct bp_step_view steps_view; /* profiling: its episodes, published by the join */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* forker's copy of go.value, under fork_lock */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
     int64_t fork_ns;      /* profiling: when the region's fork began */
+    const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
     alignas(BP_LINE) struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
+    /* profiling: its episodes past the step bound, written (and read at the
+     * join) only in a region that had such episodes: off the join's line */
+    int64_t rest_wait_ns, rest_work_ns;
 };
 _Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
                "a slot's go block is one BP_LINE");
