@@ -505,7 +505,8 @@ void bp_live_update(int index, const struct bp_profile_row *r,
                     int64_t now_ns);
 /* The profile was reset: the rows start again. */
 void bp_live_reset(void);
-/* In a child of fork(): its own file, the parent's left alone. */
+/* In a child of fork(): the parent's file left alone; the child opens its
+ * own at its first region. */
 void bp_live_fork_child(void);
 /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: install the handler and its writer
  * thread (again in a child of fork(), at its first region); stop joins it. */

@@ -6,7 +6,8 @@
  * function, updated after each region with plain 8-byte stores (a reader
  * may see a region half counted, never a torn number; no ptrace, no
  * signal). The file is made when profiling starts and removed when it ends
- * (exit, or the library's unload); a child of fork() makes its own.
+ * (exit, or the library's unload); a child of fork() makes its own at its
+ * first region (one that only execs leaves nothing behind).
  *
  * The dump signal. BUDDY_THREAD_POOL_PROFILE_SIGNAL=USR2 installs a handler
  * that only posts a semaphore (sem_post is async-signal-safe); a writer
@@ -107,7 +108,6 @@ void bp_live_fork_child(void)
         return;
     munmap(live.h, live.bytes); /* the parent's, which it goes on writing */
     live.h = NULL;
-    bp_live_open(live.rows);
 }
 
 static void copy_cut(char *to, size_t size, const char *from)

@@ -73,7 +73,8 @@ static struct {
     int phase_warned;
     int64_t last_end_ns;         /* of the previous region, any table */
     uint64_t seq;                /* regions so far */
-    int dump_restart;            /* a child of fork(): start the dump writer again */
+    int child_start;             /* a child of fork(): live file and dump writer at */
+                                 /* its first region */
     char run[64];                /* BUDDY_THREAD_POOL_PROFILE_RUN */
 } prof = {.current = -1};
 
@@ -180,7 +181,7 @@ void bp_profile_fork_child(void)
     clear();
     bp_live_fork_child();
     bp_dump_signal_fork_child();
-    prof.dump_restart = 1;
+    prof.child_start = 1;
     if (table_alloc(&prof.all) != 0)
         bp_fatal("profile: out of memory in a child of fork()");
 }
@@ -309,8 +310,10 @@ void bp_profile_region(const struct bp_region_sample *s)
 {
     if (prof.all.buckets == NULL)
         return;
-    if (prof.dump_restart) {
-        prof.dump_restart = 0;
+    if (prof.child_start && bp_config.profile) {
+        prof.child_start = 0;
+        bp_live_open(prof.slots + 1);
+        prof.all.other.live = bp_live_row(prof.slots, prof.all.other.name, "");
         bp_dump_signal_start();
     }
     int64_t gap = prof.seq > 0 ? s->start_ns - prof.last_end_ns : -1;
