@@ -79,7 +79,7 @@ def check_text(cli):
     check("times in ms" in out, "report: the unit in a header line")
     rows = (["100", "50.000", "49.0%", "4.000", "3.9%", "4.000", "6.000", "2.000", "300", GGML, "libggml.so"],
             ["60", "35.000", "2.400", "4.000", "from llama::decode()+0x41 < main+0x101"],
-            ["40", "15.000", "1.600", "2.000", "from ggml.c:120 ggml_graph_compute"],
+            ["40", "15.000", "1.600", "2.000", "from ggml.c:120 ggml_graph_compute: ggml_compute_forward+0x81"],
             ["200", "30.000", "29.4%", "14.000", "13.7%", "15.000", "3.000", "1.000", "220", "layer_norm+0x0",
              "libmodel.so"],
             ["150", "24.000", "10.500", "2.400", "from forward+0x1c"],
@@ -105,7 +105,7 @@ def check_text(cli):
     check("buddypool profile, phase 'prefill': 2 threads, 20 regions, 60 barriers, 1 rows" in out and
           "buddypool profile, phase 'decode': 2 threads, 210 regions, 230 barriers, 2 rows" in out,
           "report: a table per phase")
-    check(has_row(out, ["20", "12.000", "0.800", "1.000", "from ggml.c:120 ggml_graph_compute"]),
+    check(has_row(out, ["20", "12.000", "0.800", "1.000", "from ggml.c:120 ggml_graph_compute: ggml_compute_forward+0x81"]),
           "report: the phases' call sites")
     p = run([cli, "report", BASE, "--top", "1"])
     fn_rows = [l for l in p.stdout.splitlines() if re.match(r"^\s+\d+\s+\d+\.\d{3}\s+\d+\.\d%", l)]
@@ -303,7 +303,7 @@ def check_html_tables(tables):
     check(got == [("fn", ["100", "50.000", "49.0%", "4.000", "3.9%", "4.000", "6.000", "2.000", "300", GGML,
                           "libggml.so"]),
                   ("site", ["60", "35.000", "2.400", "4.000", "from llama::decode()+0x41 < main+0x101"]),
-                  ("site", ["40", "15.000", "1.600", "2.000", "from ggml.c:120 ggml_graph_compute"])],
+                  ("site", ["40", "15.000", "1.600", "2.000", "from ggml.c:120 ggml_graph_compute: ggml_compute_forward+0x81"])],
           "html: a function's row, its call sites under it (%s)" % got)
     check(any("_Z18ggml_graph_computeP11ggml_cgraph._omp_fn.0+0x0" in (t or "") and GGML in (t or "")
               for r in fns for t in r["titles"]), "html: a name's cell holds all its names on hover")
