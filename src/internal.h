@@ -484,7 +484,12 @@ struct bp_step_view bp_steps_view(const struct bp_thread *t);
  * each step's last-arrival counts at most. */
 void bp_steps_account(struct bp_steps *st, const struct bp_region_sample *r, int threads);
 void bp_steps_free(struct bp_steps *st);
-void bp_steps_thread_free(struct bp_thread *t);
+/* A worker's buffer, when it stops (or in a child of fork(), whose workers
+ * are gone). */
+void bp_steps_worker_free(struct bp_step_rec *rec);
+/* The pool shuts down (self: the thread that does it): the forking
+ * threads' buffer goes. */
+void bp_steps_shutdown(struct bp_thread *self);
 
 /* ---- live.c ------------------------------------------------------------- */
 

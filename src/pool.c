@@ -117,8 +117,11 @@ static void atfork_child(void)
     if (bp_tracing)
         bp_trace_free(&bp_tls); /* and writes its own trace */
     /* only the slots the parent used were ever written */
-    if (bp_pool.slots != NULL)
+    if (bp_pool.slots != NULL) {
+        for (size_t i = 1; i < used; i++)
+            bp_steps_worker_free((struct bp_step_rec *)bp_pool.slots[i].steps_rec);
         memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
+    }
     if (bp_pool.rounds != NULL)
         memset(bp_pool.rounds, 0, sizeof(struct bp_round) * used * (size_t)bp_pool.nrounds);
     bp_pool.epoch = bp_pool.refreshed = 0;
@@ -387,6 +390,8 @@ static void *worker_main(void *arg)
         /* the join, publishing used_shared */
         bp_flag_set(&slot->arrive, (uint32_t)++t->epoch);
     }
+    bp_steps_worker_free(t->steps.rec);
+    t->steps.rec = NULL;
     return NULL;
 }
 
@@ -498,6 +503,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
     bp_profile_report(1);
+    bp_steps_shutdown(&bp_tls);
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
     if (bp_pool.slots != NULL)
         munmap(bp_pool.slots, bp_pool.slots_bytes);

@@ -8,7 +8,8 @@
  *
  * Recording. Each thread of an outermost team writes its episodes' arrival
  * and release times into a buffer of its own (bp_config.profile_steps
- * entries, made at its first profiled region and kept), so a barrier costs
+ * entries, made at a worker's start and kept; the threads that fork regions
+ * share one, as their profiled regions run one at a time), so a barrier costs
  * it one store beside the two clock reads it already makes; nothing is
  * shared until the join. Episodes past the bound are summed per thread:
  * their waits, and the thread's own time before each. The join is the
@@ -25,14 +26,31 @@
 
 #include "internal.h"
 
+/* The buffer of the threads that fork regions: profiled regions run one at
+ * a time (fork_lock), so they share one, which an application thread that
+ * exits does not take with it. */
+static struct bp_step_rec *callers_rec;
+
+static struct bp_step_rec *rec_alloc(void)
+{
+    struct bp_step_rec *r = malloc(sizeof *r * (size_t)bp_config.profile_steps);
+    if (r == NULL)
+        bp_fatal("profile: out of memory for %d barrier steps per thread "
+                 "(BUDDY_THREAD_POOL_PROFILE_STEPS)", bp_config.profile_steps);
+    return r;
+}
+
 void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
 {
     struct bp_steps_rec *s = &t->steps;
     if (s->rec == NULL) {
-        s->rec = malloc(sizeof *s->rec * (size_t)bp_config.profile_steps);
-        if (s->rec == NULL)
-            bp_fatal("profile: out of memory for %d barrier steps per thread "
-                     "(BUDDY_THREAD_POOL_PROFILE_STEPS)", bp_config.profile_steps);
+        if (t->pool_id > 0) {
+            s->rec = rec_alloc();
+        } else {
+            if (callers_rec == NULL)
+                callers_rec = rec_alloc();
+            s->rec = callers_rec;
+        }
     }
     t->barriers = 0;
     s->rest_wait_ns = s->rest_work_ns = 0;
@@ -159,8 +177,15 @@ void bp_steps_free(struct bp_steps *st)
     memset(st, 0, sizeof *st);
 }
 
-void bp_steps_thread_free(struct bp_thread *t)
+void bp_steps_shutdown(struct bp_thread *self)
 {
-    free(t->steps.rec);
-    t->steps.rec = NULL;
+    free(callers_rec);
+    callers_rec = NULL;
+    self->steps.rec = NULL; /* no profiled region starts after the shutdown */
+}
+
+void bp_steps_worker_free(struct bp_step_rec *rec)
+{
+    if (rec != callers_rec)
+        free(rec);
 }

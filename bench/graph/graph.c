@@ -210,6 +210,10 @@ int main(int argc, char **argv)
     double sum = 0;
     for (int i = 0; i < m.vocab; i++)
         sum += m.logits[i];
+    float *all[] = {m.wq, m.wk, m.wv, m.wo, m.wg, m.wu, m.wd, m.head, m.kcache, m.vcache,
+                    m.x, m.h, m.q, m.k, m.v, m.att, m.g, m.u, m.logits};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
     printf("graph: %d threads, %d layers, %d nodes per token, %d tokens: %.1f tok/s, "
            "%.1f us/token, checksum %.6e\n",
            omp_get_max_threads(), m.layers, 13 * m.layers + 2, tokens, tokens / dt,
