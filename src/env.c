@@ -434,12 +434,19 @@ static void load_signal(void)
         v = SIGHUP;
     else if (strncmp(name, "RTMIN+", 6) == 0 && parse_int(name + 6, 0, SIGRTMAX - SIGRTMIN, &v) == 0)
         v += SIGRTMIN;
-    else if (parse_int(name, 1, SIGRTMAX, &v) != 0 || v == SIGKILL || v == SIGSTOP)
+    else if (parse_int(name, 1, SIGRTMAX, &v) != 0)
         v = -1;
-    if (v < 0 || v == SIGKILL || v == SIGSTOP) {
-        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL='%s' is not a signal to catch (USR1, USR2, "
-                "HUP, RTMIN+N or a number from 1 to %d, not KILL or STOP); no dumps on a signal",
-                s, SIGRTMAX);
+    /* not one that cannot be caught, that a fault raises, or that the
+     * program's own workings send */
+    static const int refused[] = {SIGKILL, SIGSTOP, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+                                  SIGTRAP, SIGSYS, SIGABRT, SIGCHLD, SIGPIPE, SIGALRM};
+    for (size_t i = 0; v > 0 && i < sizeof refused / sizeof refused[0]; i++)
+        if (v == refused[i])
+            v = -1;
+    if (v < 0) {
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL='%s' is not a signal to dump on (USR1, "
+                "USR2, HUP, RTMIN+N or a number from 1 to %d that no fault, child or timer "
+                "raises); no dumps on a signal", s, SIGRTMAX);
         return;
     }
     bp_config.profile_signal = (int)v;
@@ -451,7 +458,7 @@ static void load_profile(void)
     load_count("BUDDY_THREAD_POOL_PROFILE_SLOTS", 1, 1 << 24, &bp_config.profile_slots);
     load_count("BUDDY_THREAD_POOL_PROFILE_CALLERS", 0, BP_MAX_CALLERS,
                &bp_config.profile_callers);
-    load_count("BUDDY_THREAD_POOL_PROFILE_STEPS", 1, 1 << 20, &bp_config.profile_steps);
+    load_count("BUDDY_THREAD_POOL_PROFILE_STEPS", 1, 1 << 16, &bp_config.profile_steps);
     load_signal();
     static char out_path[4096], trace_path[4096];
     bp_config.profile_out = load_path("BUDDY_THREAD_POOL_PROFILE_OUT", out_path,

@@ -236,6 +236,7 @@ struct bp_steps_rec {
     int64_t rest_wait_ns;     /* waits of the episodes past the bound */
     int64_t rest_work_ns;     /* and the thread's own time before each */
     int64_t last_release_ns;  /* the thread's previous release (or start) */
+    int on;                   /* in a profiled outermost region: record */
 };
 
 /* Per-thread state, reached through thread-local storage. */
@@ -411,7 +412,7 @@ void bp_profile_report(int workers_stopped);
 void bp_profile_fork_child(void);
 /* Write the report and JSON of everything so far, the process running on
  * (the profile signal's writer thread); takes fork_lock. */
-void bp_profile_dump(void);
+void bp_profile_dump(_Atomic int *stop);
 
 /* ---- sites.c ------------------------------------------------------------ */
 
@@ -476,8 +477,14 @@ struct bp_steps {
 };
 /* A thread starts an outermost region at start_ns: no episodes yet. */
 void bp_steps_begin(struct bp_thread *t, int64_t start_ns);
-/* The thread passed an episode of its outermost region's team. */
+/* The thread passed an episode of its outermost region's team (recorded
+ * between bp_steps_begin and bp_steps_end only). */
 void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns);
+/* t's profiled region is over: nothing more is recorded until the next. */
+static inline void bp_steps_end(struct bp_thread *t)
+{
+    t->steps.on = 0;
+}
 /* t's part of the region, for the join. */
 struct bp_step_view bp_steps_view(const struct bp_thread *t);
 /* Count a region's episodes (the join last) in st; threads: entries of
@@ -513,6 +520,8 @@ void bp_live_reset(void);
 /* In a child of fork(): the parent's file left alone; the child opens its
  * own at its first region. */
 void bp_live_fork_child(void);
+/* Remove the file now, the mapping kept (an exit that cannot report). */
+void bp_live_unlink(void);
 /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: install the handler and its writer
  * thread (again in a child of fork(), at its first region); stop joins it. */
 void bp_dump_signal_start(void);

@@ -74,7 +74,8 @@ void bp_live_open(size_t rows)
         return; /* no /dev/shm: `buddypool top` says so */
     size_t bytes = HEADER + rows * ROW;
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0)
+    /* the pages taken now: a full /dev/shm must not fault a store later */
+    if (posix_fallocate(fd, 0, (off_t)bytes) == 0)
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
@@ -100,6 +101,12 @@ void bp_live_close(void)
     munmap(live.h, live.bytes);
     shm_unlink(live.name);
     live.h = NULL;
+}
+
+void bp_live_unlink(void)
+{
+    if (live.h != NULL)
+        shm_unlink(live.name); /* the mapping stays: a region may still write it */
 }
 
 void bp_live_fork_child(void)
@@ -165,8 +172,15 @@ void bp_live_reset(void)
     if (live.h == NULL)
         return;
     memset((char *)live.h + HEADER, 0, live.rows * ROW);
-    atomic_store_explicit(&live.h->rows, 0, RELAXED);
-    atomic_store_explicit(&live.h->start_ns, 0, RELAXED);
+    struct live_header *h = live.h;
+    atomic_store_explicit(&h->rows, 0, RELAXED);
+    atomic_store_explicit(&h->start_ns, 0, RELAXED);
+    atomic_store_explicit(&h->threads, 0, RELAXED);
+    atomic_store_explicit(&h->regions, 0, RELAXED);
+    atomic_store_explicit(&h->regions_ns, 0, RELAXED);
+    atomic_store_explicit(&h->gaps_ns, 0, RELAXED);
+    atomic_store_explicit(&h->wait_ns, 0, RELAXED);
+    atomic_store_explicit(&h->barriers, 0, RELAXED);
     atomic_fetch_add_explicit(&live.h->resets, 1, RELAXED);
 }
 
@@ -201,7 +215,7 @@ static void *writer(void *arg)
             ;
         if (atomic_load(&dump.stop))
             return NULL;
-        bp_profile_dump();
+        bp_profile_dump(&dump.stop);
     }
 }
 
@@ -223,6 +237,10 @@ void bp_dump_signal_start(void)
                     "no dumps on a signal", sig, strerror(errno));
             return;
         }
+        if ((dump.old.sa_flags & SA_SIGINFO) || (dump.old.sa_handler != SIG_DFL &&
+                                                 dump.old.sa_handler != SIG_IGN))
+            bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: signal %d had a handler of the "
+                    "program's; the profile's dump replaces it", sig);
         dump.installed = 1;
     }
     atomic_store(&dump.stop, 0);
@@ -236,17 +254,21 @@ void bp_dump_signal_start(void)
 
 void bp_dump_signal_stop(void)
 {
-    if (dump.installed) /* the handler's code may be unmapped next (dlclose) */
+    /* the handler's code may be unmapped next (dlclose): the action before
+     * it comes back, unless the program has set another since */
+    struct sigaction now;
+    if (dump.installed && sigaction(bp_config.profile_signal, NULL, &now) == 0 &&
+        !(now.sa_flags & SA_SIGINFO) && now.sa_handler == on_signal)
         sigaction(bp_config.profile_signal, &dump.old, NULL);
     dump.installed = 0;
     if (!dump.running)
         return;
     atomic_store(&dump.stop, 1);
     sem_post(&dump.sem);
-    /* a dump in progress waits for the running region: give it a second */
+    /* a dump in progress waits for the running region: give it 5 seconds */
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 1;
+    deadline.tv_sec += 5;
     if (pthread_timedjoin_np(dump.thread, NULL, &deadline) != 0) {
         bp_warn("profile: the dump writer thread did not stop (a region is still "
                 "running); leaving it");

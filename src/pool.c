@@ -118,8 +118,9 @@ static void atfork_child(void)
         bp_trace_free(&bp_tls); /* and writes its own trace */
     /* only the slots the parent used were ever written */
     if (bp_pool.slots != NULL) {
-        for (size_t i = 1; i < used; i++)
-            bp_steps_worker_free((struct bp_step_rec *)bp_pool.slots[i].steps_rec);
+        for (size_t i = 1; i < used; i++) /* not the forking thread's own */
+            if (bp_pool.slots[i].steps_rec != bp_tls.steps.rec)
+                bp_steps_worker_free((struct bp_step_rec *)bp_pool.slots[i].steps_rec);
         memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
     }
     if (bp_pool.rounds != NULL)
@@ -380,6 +381,7 @@ static void *worker_main(void *arg)
                 slot->rest_wait_ns = t->steps.rest_wait_ns;
                 slot->rest_work_ns = t->steps.rest_work_ns;
             }
+            bp_steps_end(t);
         }
         t->level = 0;
         t->active_level = 0;
@@ -482,15 +484,16 @@ __attribute__((destructor)) static void pool_shutdown(void)
         bp_profile_report(0); /* the workers are still in the region */
         return;
     }
+    if (bp_tls.level == 0)
+        bp_dump_signal_stop(); /* its dumps take fork_lock */
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 1;
-    if (bp_tls.level == 0)
-        bp_dump_signal_stop(); /* its dumps take fork_lock */
     if (bp_tls.level > 0 || pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0) {
         if (bp_profiling)
             bp_warn("profile not reported: a region was still running when the pool shut "
                     "down");
+        bp_live_unlink();
         return;
     }
     bp_tls.holds_fork_lock = 1;

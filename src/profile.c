@@ -35,6 +35,7 @@
  * (BUDDY_THREAD_POOL_PROFILE_RUN, inherited by its children), and report.c
  * writes a second process's file of the same run beside the first. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,12 +79,20 @@ static struct {
     char run[64];                /* BUDDY_THREAD_POOL_PROFILE_RUN */
 } prof = {.current = -1};
 
+/* A child of fork(), also of one before the pool started (a server that
+ * forks its workers first): it writes PATH.<pid>. */
+static int forked;
+static void mark_child(void) { forked = 1; }
+
 /* Name the run before anything else starts, so that every process this one
  * starts inherits it. */
 __attribute__((constructor)) static void name_run(void)
 {
     const char *on = getenv("BUDDY_THREAD_POOL_PROFILE");
-    if (on == NULL || strcmp(on, "1") != 0 || getenv("BUDDY_THREAD_POOL_PROFILE_RUN") != NULL)
+    if (on == NULL || strcmp(on, "1") != 0)
+        return;
+    pthread_atfork(NULL, NULL, mark_child);
+    if (getenv("BUDDY_THREAD_POOL_PROFILE_RUN") != NULL)
         return;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -152,6 +161,7 @@ void bp_profile_init(int max_threads)
     if (!bp_config.profile && !bp_tracing)
         return;
     prof.slots = (size_t)bp_config.profile_slots;
+    prof.in_child = forked;
     const char *run = getenv("BUDDY_THREAD_POOL_PROFILE_RUN");
     if (run != NULL && strlen(run) < sizeof prof.run)
         memcpy(prof.run, run, strlen(run) + 1);
@@ -435,11 +445,12 @@ void bp_profile_report(int workers_stopped)
     clear();
 }
 
-void bp_profile_dump(void)
+void bp_profile_dump(_Atomic int *stop)
 {
     bp_pool_lock();
-    /* the tables are gone once the final report is written */
-    if (bp_profiling && bp_config.profile && prof.all.buckets != NULL)
+    /* the tables are gone once the final report is written; a dump that
+     * got the lock only as the process ends leaves it to the final one */
+    if (bp_profiling && bp_config.profile && prof.all.buckets != NULL && !atomic_load(stop))
         report_all(0);
     bp_pool_unlock();
 }
@@ -459,6 +470,23 @@ static int api_enter(void)
         return -ENOTSUP;
     }
     return 0;
+}
+
+/* A phase name for the trace's marks, which outlive a reset of the phases:
+ * kept for the process (the first BP_TRACE_NAMES names; later ones mark as
+ * "phase"). With fork_lock held. */
+enum { BP_TRACE_NAMES = 256 };
+static const char *trace_name(const char *name)
+{
+    static char names[BP_TRACE_NAMES][BP_PHASE_NAME];
+    static int n;
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return names[i];
+    if (n == BP_TRACE_NAMES)
+        return "phase";
+    memcpy(names[n], name, strlen(name) + 1);
+    return names[n++];
 }
 
 BP_API int buddypool_profile_phase(const char *name)
@@ -487,7 +515,7 @@ BP_API int buddypool_profile_phase(const char *name)
     prof.current = i;
     if (bp_tracing) {
         int64_t now = bp_now_ns();
-        bp_trace_event(bp_self(), BP_TRACE_PHASE, prof.names[i], now, now);
+        bp_trace_event(bp_self(), BP_TRACE_PHASE, trace_name(name), now, now);
     }
     bp_pool_unlock();
     return 0;

@@ -11,7 +11,9 @@
  * writes later, owns PATH). A file of an earlier run is replaced. The check
  * and the write are one step under an flock of the directory, and the file
  * is written under a temporary name and renamed, so two processes ending
- * together neither both take PATH nor leave a half-written file. */
+ * together neither both take PATH nor leave a half-written file. A PATH
+ * that is not a regular file (a link, /dev/stdout, a pipe) is never read
+ * and is written as it is. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -207,17 +209,17 @@ static int write_file(FILE *f, const struct bp_report_meta *meta,
     return ferror(f) ? -EIO : 0;
 }
 
-/* Another process of this run wrote path: its first line names the run and
- * the pid. */
+/* Another process of this run wrote path, a regular file: its first line
+ * names the run and the pid. */
 static int taken_by_other(const char *path, const struct bp_report_meta *meta)
 {
     char head[256], want[160];
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    head[n > 0 ? n : 0] = '\0';
     snprintf(want, sizeof want, "{\"run\": \"%s\", \"pid\": ", meta->run);
     size_t w = strlen(want);
     if (strncmp(head, want, w) != 0)
@@ -246,15 +248,15 @@ int bp_report_json(const char *path, const struct bp_report_meta *meta,
                    const struct bp_report_part *parts, size_t nparts, char *written,
                    size_t size)
 {
-    int dir = lock_dir(path);
-    if (meta->in_child || taken_by_other(path, meta))
+    /* anything but a regular file (or none yet), such as /dev/stdout or a
+     * pipe, is written to as it is, and never read */
+    struct stat st;
+    int whole = lstat(path, &st) != 0 || S_ISREG(st.st_mode);
+    int dir = whole ? lock_dir(path) : -1;
+    if (whole && (meta->in_child || taken_by_other(path, meta)))
         snprintf(written, size, "%s.%ld", path, meta->pid);
     else
         snprintf(written, size, "%s", path);
-    /* a regular file (or none yet) is replaced whole; anything else, such
-     * as /dev/stdout or a pipe, is written to */
-    struct stat st;
-    int whole = lstat(written, &st) != 0 || S_ISREG(st.st_mode);
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", written, meta->pid);
     if (!whole)

@@ -55,11 +55,14 @@ void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
     t->barriers = 0;
     s->rest_wait_ns = s->rest_work_ns = 0;
     s->last_release_ns = start_ns;
+    s->on = 1;
 }
 
 void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns)
 {
     struct bp_steps_rec *s = &t->steps;
+    if (!s->on) /* a region the profile does not time (after the shutdown) */
+        return;
     uint32_t k = t->barriers++;
     if (k < (uint32_t)bp_config.profile_steps && s->rec != NULL) {
         s->rec[k] = (struct bp_step_rec){arrive_ns, release_ns};

@@ -115,6 +115,17 @@ def check_sites(program, tmp):
           "the steps table shows site_body's step 1 and its last thread")
 
 
+def check_stdout(program):
+    """A JSON path that is not a regular file is written as it is, never
+    read: /dev/stdout on a pipe gets the profile, and the run ends."""
+    p = run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": "/dev/stdout"}, timeout=60)
+    at = p.stdout.find('{"run": ')
+    check(at >= 0, "the JSON profile went to the pipe on standard output")
+    if at >= 0:
+        prof = json.loads(p.stdout[at:])
+        check(prof["totals"]["regions"] == 16, "it holds the 16 regions")
+
+
 def check_callers(program, tmp):
     out = os.path.join(tmp, "p.json")
     run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "3"})
@@ -290,6 +301,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "sites":
             check_sites(program, tmp)
+            check_stdout(program)
         elif mode == "callers":
             check_callers(program, tmp)
         elif mode == "bound":
