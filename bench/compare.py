@@ -2,7 +2,9 @@
 """compare.py: buddypool side by side with libomp and libgomp (`make bench`).
 
 Runs the overhead benchmark (bench/overhead), the decode benchmark
-(bench/decode) and the idle benchmark (bench/idle: CPU used by idle pool
+(bench/decode), the ggml-shaped graph benchmark (bench/graph: one region
+per token, a barrier after every node; --only graph, not run by default)
+and the idle benchmark (bench/idle: CPU used by idle pool
 threads, wake latency after a 1 s pause; at most IDLE_ROUNDS rounds, each
 takes seconds) for every runtime build, alternating the runtimes round by
 round, and prints one markdown table per benchmark: a row per runtime and
@@ -14,12 +16,14 @@ same OMP_NUM_THREADS as the pool. Writes the tables (results.md), the raw
 runs (results.json) and a plot (results.svg) to --out.
 
   compare.py BUILD_DIR [--quick] [--rounds N] [--threads 1,2] [--out DIR]
-             [--only overhead,decode,idle] [--decode-config NAME]
-             [--decode-tokens N]
+             [--only overhead,decode,idle,graph] [--decode-config NAME]
+             [--decode-tokens N] [--graph-configs small,medium,large]
 
 --decode-config and --decode-tokens choose the decode benchmark's model
 (tiny, small, default) and the tokens it generates (default: the default
-model, 32 tokens; with --quick the small one, 16).
+model, 32 tokens; with --quick the small one, 16). --graph-configs the
+graph benchmark's shapes (default all three; 64 tokens each, 16 with
+--quick).
 """
 import argparse
 import json
@@ -121,7 +125,12 @@ def measure(build, args):
             over = os.path.join(build, "bench", "overhead", "overhead-" + suffix)
             dec = os.path.join(build, "bench", "decode", "decode-" + suffix)
             idle = os.path.join(build, "bench", "idle", "idle-" + suffix)
+            graph = os.path.join(build, "bench", "graph", "graph-" + suffix)
             runs = []
+            if os.path.exists(graph) and "graph" in args.only:
+                for shape in args.graph_configs:
+                    runs.append(("graph", label, threads, [graph, "--config", shape, "--tokens",
+                                                           "16" if quick else "64"], env))
             if os.path.exists(over) and "overhead" in args.only:
                 runs.append(("overhead", label, threads, [over] + over_args, env))
             if os.path.exists(dec) and "decode" in args.only:
@@ -132,7 +141,7 @@ def measure(build, args):
                 plan.setdefault(threads, []).append(runs)
     if not plan:
         sys.exit("compare.py: no benchmark builds under %s/bench" % build)
-    tokens = {}
+    tokens, sums = {}, {}
     for r in range(args.rounds):
         order = []
         for threads in args.threads:
@@ -159,6 +168,11 @@ def measure(build, args):
                 for res in parse_results(out, "idle"):
                     for item in ("idle_cpu_pct", "wake_us", "all_started_us"):
                         data.setdefault((bench, label, threads, item), []).append(float(res[item]))
+            elif bench == "graph":
+                for res in parse_results(out, "graph"):
+                    key = (bench, label, threads, res["config"])
+                    data.setdefault(key, []).append(float(res["tok_s"]))
+                    sums.setdefault((threads, res["config"]), {})[label] = res["checksum"]
             elif bench == "overhead":
                 for res in parse_results(out, "overhead"):
                     key = (bench, label, threads, res["construct"])
@@ -176,7 +190,24 @@ def measure(build, args):
                         float(res["regions_per_token"]))
                     tokens.setdefault(threads, {})[label] = res["tokens"]
         print("round %d of %d done" % (r + 1, args.rounds), file=sys.stderr)
-    return data, tokens
+    return data, tokens, sums
+
+
+def graph_table(data, threads_list, shapes):
+    lines = ["| threads | shape | runtime | tok/s median | best | ratio to best peer (medians) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for threads in threads_list:
+        for shape in shapes:
+            rows = [(label, data.get(("graph", label, threads, shape))) for label, _, _ in SETTINGS]
+            rows = [(l, v) for l, v in rows if v]
+            peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
+            best_peer = max(peers) if peers else None
+            for label, v in rows:
+                med = statistics.median(v)
+                ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
+                lines.append("| %d | %s | %s | %.1f | %.1f | %s |" %
+                             (threads, shape, label, med, max(v), ratio))
+    return "\n".join(lines)
 
 
 def overhead_table(data, threads_list):
@@ -303,7 +334,9 @@ def main():
     ap.add_argument("--threads", default=None, help="comma-separated thread counts")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="overhead,decode,idle",
-                    help="comma-separated benchmarks: overhead, decode, idle")
+                    help="comma-separated benchmarks: overhead, decode, idle, graph")
+    ap.add_argument("--graph-configs", default="small,medium,large",
+                    help="the graph benchmark's shapes")
     ap.add_argument("--decode-config", choices=["tiny", "small", "default"], default=None,
                     help="the decode benchmark's model")
     ap.add_argument("--decode-tokens", type=int, default=None,
@@ -314,10 +347,15 @@ def main():
     if args.rounds is None:
         args.rounds = 2 if args.quick else 7
     args.only = args.only.split(",")
-    unknown = [b for b in args.only if b not in ("overhead", "decode", "idle")]
+    unknown = [b for b in args.only if b not in ("overhead", "decode", "idle", "graph")]
     if unknown:
-        sys.exit("compare.py: --only %s: unknown benchmark(s) %s (overhead, decode, idle)" %
+        sys.exit("compare.py: --only %s: unknown benchmark(s) %s (overhead, decode, idle, graph)" %
                  (",".join(args.only), ",".join(unknown)))
+    args.graph_configs = args.graph_configs.split(",")
+    bad = [c for c in args.graph_configs if c not in ("small", "medium", "large")]
+    if bad:
+        sys.exit("compare.py: --graph-configs %s: unknown shape(s) %s (small, medium, large)" %
+                 (",".join(args.graph_configs), ",".join(bad)))
     if args.rounds < 1:
         sys.exit("compare.py: --rounds %d: need at least 1" % args.rounds)
     try:
@@ -332,7 +370,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
 
     machine = machine_line()
-    data, tokens = measure(args.build, args)
+    data, tokens, sums = measure(args.build, args)
     cmd = "bench/compare.py %s%s --rounds %d --threads %s --only %s" % (
         args.build, " --quick" if args.quick else "", args.rounds, ",".join(map(str, args.threads)),
         ",".join(args.only))
@@ -340,6 +378,8 @@ def main():
         cmd += " --decode-config " + args.decode_config
     if args.decode_tokens:
         cmd += " --decode-tokens %d" % args.decode_tokens
+    if "graph" in args.only:
+        cmd += " --graph-configs " + ",".join(args.graph_configs)
     md = ["# buddypool against libomp and libgomp", "",
           "%s; `%s`; medians over %d rounds, runtimes alternating." % (machine, cmd, args.rounds), ""]
     if any(k[0] == "overhead" for k in data):
@@ -354,6 +394,14 @@ def main():
             same = len(set(by_label.values())) == 1
             md.append("Generated tokens at %d threads identical across runtimes: %s" %
                       (threads, "yes" if same else "NO: " + json.dumps(by_label)))
+        md.append("")
+    if any(k[0] == "graph" for k in data):
+        md += ["## Graph decode (one region per token, a barrier after every node)", "",
+               graph_table(data, args.threads, args.graph_configs), ""]
+        for (threads, shape), by_label in sorted(sums.items()):
+            same = len(set(by_label.values())) == 1
+            md.append("Logits checksum at %d threads, %s, identical across runtimes: %s" %
+                      (threads, shape, "yes" if same else "NO: " + json.dumps(by_label)))
         md.append("")
     if any(k[0] == "idle" for k in data):
         md += ["## Idle", "",

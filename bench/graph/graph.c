@@ -10,10 +10,16 @@
  * product and the residual add; then the final norm and the LM head: 13 *
  * layers + 2 barriers and the join per token. The layers share one set of
  * weights (the numbers, not the memory traffic, are the point).
- *   graph [--layers N] [--dim D] [--ffn F] [--vocab V] [--ctx C] [--tokens T]
+ *   graph [--config small|medium|large] [--layers N] [--dim D] [--ffn F]
+ *         [--vocab V] [--ctx C] [--tokens T]
  * prints tokens/s and a checksum of the last logits (the same on every
  * runtime and team size: each output element is computed by one thread in
- * a fixed order). */
+ * a fixed order), and a `RESULT graph ...` line for bench/compare.py. The
+ * configurations, by their time per token on two threads of the 2-core
+ * development machine: small (16 layers, dim 128: about 1 ms, a few
+ * microseconds per node), medium (24 layers, dim 192: about 5 ms) and large
+ * (28 layers, dim 256, the default: about 11 ms). Flags after --config
+ * change its values. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,17 +179,41 @@ static int arg(int argc, char **argv, int *i, const char *name, int *out)
     return 1;
 }
 
+/* --config NAME: the model's shape. */
+static int config(int argc, char **argv, int *i, struct model *m, const char **name)
+{
+    if (strcmp(argv[*i], "--config") != 0)
+        return 0;
+    static const struct {
+        const char *name;
+        int layers, dim, ffn, vocab, ctx;
+    } shapes[] = {{"small", 16, 128, 384, 2048, 64},
+                  {"medium", 24, 192, 576, 4096, 128},
+                  {"large", 28, 256, 768, 4096, 128}};
+    for (size_t k = 0; *i + 1 < argc && k < sizeof shapes / sizeof shapes[0]; k++)
+        if (strcmp(argv[*i + 1], shapes[k].name) == 0) {
+            m->layers = shapes[k].layers, m->dim = shapes[k].dim, m->ffn = shapes[k].ffn;
+            m->vocab = shapes[k].vocab, m->ctx = shapes[k].ctx;
+            *name = shapes[k].name;
+            (*i)++;
+            return 1;
+        }
+    fprintf(stderr, "graph: --config needs small, medium or large\n");
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     struct model m = {.layers = 28, .dim = 256, .ffn = 768, .vocab = 4096, .ctx = 128,
                       .heads = 8};
+    const char *name = "large";
     int tokens = 32;
     for (int i = 1; i < argc; i++)
-        if (!arg(argc, argv, &i, "--layers", &m.layers) && !arg(argc, argv, &i, "--dim", &m.dim) &&
+        if (!config(argc, argv, &i, &m, &name) && !arg(argc, argv, &i, "--layers", &m.layers) && !arg(argc, argv, &i, "--dim", &m.dim) &&
             !arg(argc, argv, &i, "--ffn", &m.ffn) && !arg(argc, argv, &i, "--vocab", &m.vocab) &&
             !arg(argc, argv, &i, "--ctx", &m.ctx) && !arg(argc, argv, &i, "--tokens", &tokens)) {
-            fprintf(stderr, "graph: unknown argument '%s' (--layers --dim --ffn --vocab --ctx "
-                            "--tokens)\n", argv[i]);
+            fprintf(stderr, "graph: unknown argument '%s' (--config --layers --dim --ffn "
+                            "--vocab --ctx --tokens)\n", argv[i]);
             return 2;
         }
     if (m.dim % m.heads != 0) {
@@ -218,5 +248,9 @@ int main(int argc, char **argv)
            "%.1f us/token, checksum %.6e\n",
            omp_get_max_threads(), m.layers, 13 * m.layers + 2, tokens, tokens / dt,
            dt / tokens * 1e6, sum);
+    printf("RESULT graph config=%s threads=%d nodes=%d tokens=%d tok_s=%.3f us_token=%.2f "
+           "checksum=%.9e\n",
+           name, omp_get_max_threads(), 13 * m.layers + 2, tokens, tokens / dt, dt / tokens * 1e6,
+           sum);
     return 0;
 }
