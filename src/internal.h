@@ -152,6 +152,15 @@ int omp_get_num_places(void);
 int omp_get_place_num_procs(int place);
 void omp_get_place_proc_ids(int place, int *ids);
 
+/* ---- topology.c -------------------------------------------------------- */
+
+/* Read the topology under path instead of /sys/devices/system (tests). */
+void bp_topo_set_root(const char *path);
+/* The key that groups CPUs into places of kind ("threads", "cores",
+ * "ll_caches", "numa_domains", "sockets"): CPUs with equal keys share a
+ * place; a CPU whose key the machine does not tell gets one of its own. */
+long bp_topo_group_key(const char *kind, int cpu);
+
 /* ---- places.c ---------------------------------------------------------- */
 
 /* The CPUs the process may run on into *set; their count, 0 if unknown. */

@@ -11,8 +11,8 @@
  * empty is dropped, as libgomp does. Without OMP_PLACES there is one place
  * per allowed CPU, in CPU order. The string is read by env.c; it is parsed
  * here because its meaning needs the allowed CPUs and the topology, which
- * only the pool's start-up knows. A bad value gets one warning naming it, and
- * the default list. */
+ * only the pool's start-up knows (topology.c reads the machine). A bad value
+ * gets one warning naming it, and the default list. */
 #include <ctype.h>
 #include <dlfcn.h>
 #include <sched.h>
@@ -213,72 +213,6 @@ static int parse_list(const char *s, const cpu_set_t *allowed)
 
 /* ---- abstract names ------------------------------------------------------- */
 
-/* The number in a sysfs file, or -1. */
-static long sysfs_number(const char *fmt, int cpu)
-{
-    char path[128];
-    snprintf(path, sizeof path, fmt, cpu);
-    FILE *f = fopen(path, "r");
-    long v = -1;
-    if (f != NULL) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
-/* The key that groups CPUs into places of one kind; CPUs whose key the
- * machine does not tell are places of their own. */
-static long group_key(const char *kind, int cpu)
-{
-    if (strcmp(kind, "threads") == 0)
-        return cpu;
-    long pkg = sysfs_number("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
-    if (strcmp(kind, "sockets") == 0)
-        return pkg >= 0 ? pkg : cpu;
-    if (strcmp(kind, "cores") == 0) {
-        long core = sysfs_number("/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
-        return pkg >= 0 && core >= 0 ? (pkg << 20) | core : -1 - cpu;
-    }
-    if (strcmp(kind, "numa_domains") == 0) {
-        for (int node = 0; node < 1024; node++) {
-            char path[96];
-            snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpu%d", node, cpu);
-            FILE *f = fopen(path, "r");
-            if (f != NULL) {
-                fclose(f);
-                return node;
-            }
-        }
-        return 0; /* no NUMA information: one domain */
-    }
-    /* ll_caches: the first CPU sharing the highest-level cache */
-    long best_level = -1, key = -1 - cpu;
-    for (int i = 0; i < 8; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
-        FILE *f = fopen(path, "r");
-        long level;
-        if (f == NULL)
-            break;
-        int ok = fscanf(f, "%ld", &level) == 1;
-        fclose(f);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
-                 cpu, i);
-        f = fopen(path, "r");
-        long first;
-        if (f == NULL)
-            continue;
-        if (ok && fscanf(f, "%ld", &first) == 1 && level > best_level) {
-            best_level = level;
-            key = first;
-        }
-        fclose(f);
-    }
-    return key;
-}
-
 /* NAME or NAME(count); 0 when s is not an abstract name. */
 static int parse_abstract(const char *s, const cpu_set_t *allowed)
 {
@@ -302,7 +236,7 @@ static int parse_abstract(const char *s, const cpu_set_t *allowed)
         for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
             if (!CPU_ISSET(cpu, allowed))
                 continue;
-            long key = group_key(kinds[k], cpu);
+            long key = bp_topo_group_key(kinds[k], cpu);
             int p = 0;
             while (p < nplaces && keys[p] != key)
                 p++;
