@@ -154,12 +154,21 @@ void omp_get_place_proc_ids(int place, int *ids);
 
 /* ---- topology.c -------------------------------------------------------- */
 
+/* A CPU list as sysfs writes it ("0-3,8,10-11") at path into *set; 0 if
+ * unreadable or empty. */
+int bp_read_cpu_list(const char *path, cpu_set_t *set);
 /* Read the topology under path instead of /sys/devices/system (tests). */
 void bp_topo_set_root(const char *path);
+/* Forget what was read (the pool's shutdown). */
+void bp_topo_free(void);
 /* The key that groups CPUs into places of kind ("threads", "cores",
  * "ll_caches", "numa_domains", "sockets"): CPUs with equal keys share a
  * place; a CPU whose key the machine does not tell gets one of its own. */
 long bp_topo_group_key(const char *kind, int cpu);
+/* The allowed CPUs in the pool's placement order (the top of topology.c):
+ * first threads of cores before SMT siblings, a NUMA node's CPUs together.
+ * At most max into cpus; their count, or -1 when out of memory. */
+int bp_topo_order(const cpu_set_t *allowed, int *cpus, int max);
 
 /* ---- places.c ---------------------------------------------------------- */
 

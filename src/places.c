@@ -9,7 +9,8 @@
  * ("{0:4}:2:4" is {0,1,2,3},{4,5,6,7}; "!" removes a CPU from its place).
  * Every place keeps only the CPUs the process may run on, and a place left
  * empty is dropped, as libgomp does. Without OMP_PLACES there is one place
- * per allowed CPU, in CPU order. The string is read by env.c; it is parsed
+ * per allowed CPU, in the pool's placement order (topology.c: a thread per
+ * physical core first, a NUMA node's cores together). The string is read by env.c; it is parsed
  * here because its meaning needs the allowed CPUs and the topology, which
  * only the pool's start-up knows (topology.c reads the machine). A bad value
  * gets one warning naming it, and the default list. */
@@ -30,35 +31,6 @@ static int from_env; /* the list came from OMP_PLACES */
 
 /* ---- the CPUs the process may run on ------------------------------------- */
 
-/* A CPU list as sysfs writes it ("0-3,8,10-11") into *set; 0 if unreadable. */
-static int read_cpu_list(const char *path, cpu_set_t *set)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    char line[4096];
-    int ok = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    CPU_ZERO(set);
-    for (char *p = line; ok && *p && *p != '\n';) {
-        char *end;
-        long a = strtol(p, &end, 10), b;
-        if (end == p || a < 0)
-            return 0;
-        b = a;
-        if (*end == '-') {
-            p = end + 1;
-            b = strtol(p, &end, 10);
-            if (end == p || b < a)
-                return 0;
-        }
-        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, set);
-        p = *end == ',' ? end + 1 : end;
-    }
-    return ok && CPU_COUNT(set) > 0;
-}
-
 /* The CPUs of the process's cpuset cgroup (v2 or v1), else the online ones. */
 static int cgroup_cpus(cpu_set_t *set)
 {
@@ -69,16 +41,16 @@ static int cgroup_cpus(cpu_set_t *set)
         line[strcspn(line, "\n")] = '\0';
         if (strncmp(line, "0::", 3) == 0) {
             snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective", line + 3);
-            found = read_cpu_list(path, set);
+            found = bp_read_cpu_list(path, set);
         } else if (strstr(line, ":cpuset:") != NULL) {
             const char *rel = strstr(line, ":cpuset:") + 8;
             snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus", rel);
-            found = read_cpu_list(path, set);
+            found = bp_read_cpu_list(path, set);
         }
     }
     if (f != NULL)
         fclose(f);
-    return found || read_cpu_list("/sys/devices/system/cpu/online", set);
+    return found || bp_read_cpu_list("/sys/devices/system/cpu/online", set);
 }
 
 int bp_allowed_cpus(cpu_set_t *set)
@@ -254,15 +226,22 @@ static int parse_abstract(const char *s, const cpu_set_t *allowed)
     return 0;
 }
 
+/* One place per allowed CPU, in the pool's placement order (topology.c),
+ * or CPU order when out of memory for it. */
 static void one_per_cpu(const cpu_set_t *allowed)
 {
+    static int order[BP_MAX_PLACES];
+    int n = bp_topo_order(allowed, order, BP_MAX_PLACES);
     nplaces = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE && nplaces < BP_MAX_PLACES; cpu++)
-        if (CPU_ISSET(cpu, allowed)) {
-            CPU_ZERO(&places[nplaces]);
-            CPU_SET(cpu, &places[nplaces]);
-            nplaces++;
-        }
+    for (int cpu = 0; n < 0 && cpu < CPU_SETSIZE && nplaces < BP_MAX_PLACES; cpu++)
+        if (CPU_ISSET(cpu, allowed))
+            order[nplaces++] = cpu;
+    if (n >= 0)
+        nplaces = n;
+    for (int p = 0; p < nplaces; p++) {
+        CPU_ZERO(&places[p]);
+        CPU_SET(order[p], &places[p]);
+    }
 }
 
 /* Give back the room of the places not made. */
@@ -303,6 +282,7 @@ int bp_places_init(const cpu_set_t *allowed)
 
 void bp_places_free(void)
 {
+    bp_topo_free();
     free(places);
     places = NULL;
     nplaces = 0;

@@ -1,0 +1,164 @@
+/* test-topology.c: the pool's placement order (topology.c) on fake sysfs
+ * trees written to a temporary directory: Intel's sibling numbering (n and
+ * n + cores), AMD's and Arm's (n and n + 1), two NUMA nodes interleaved,
+ * two nodes with SMT, two packages with equal core ids, a subset of the
+ * CPUs allowed, and no tree at all (CPU order). Also the NUMA node keys
+ * OMP_PLACES=numa_domains groups by. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/internal.h"
+#include "check.h"
+
+enum { NCPU = 8 };
+
+struct cpu_spec {
+    int package, core, node;
+};
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void mkdirs(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    mkdir(p, 0755);
+}
+
+/* A tree for NCPU CPUs as spec says, under dir (made fresh). */
+static void make_tree(const char *dir, const struct cpu_spec *spec)
+{
+    char path[4096], text[256];
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    CHECK_EQ(system(path), 0);
+    for (int cpu = 0; cpu < NCPU; cpu++) {
+        snprintf(path, sizeof path, "%s/cpu/cpu%d/topology", dir, cpu);
+        mkdirs(path);
+        snprintf(path, sizeof path, "%s/cpu/cpu%d/topology/core_id", dir, cpu);
+        snprintf(text, sizeof text, "%d\n", spec[cpu].core);
+        put(path, text);
+        snprintf(path, sizeof path, "%s/cpu/cpu%d/topology/physical_package_id", dir, cpu);
+        snprintf(text, sizeof text, "%d\n", spec[cpu].package);
+        put(path, text);
+    }
+    for (int node = 0; node < NCPU; node++) {
+        text[0] = '\0';
+        for (int cpu = 0; cpu < NCPU; cpu++)
+            if (spec[cpu].node == node)
+                snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d",
+                         text[0] ? "," : "", cpu);
+        if (!text[0])
+            continue;
+        strcat(text, "\n");
+        snprintf(path, sizeof path, "%s/node/node%d", dir, node);
+        mkdirs(path);
+        snprintf(path, sizeof path, "%s/node/node%d/cpulist", dir, node);
+        put(path, text);
+    }
+    bp_topo_set_root(dir);
+}
+
+/* The order over the allowed CPUs (a bit mask) must be want[0..n). */
+static void expect(const char *what, unsigned allowed_mask, const int *want, int n)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    for (int cpu = 0; cpu < NCPU; cpu++)
+        if (allowed_mask & (1u << cpu))
+            CPU_SET(cpu, &allowed);
+    int got[NCPU];
+    int k = bp_topo_order(&allowed, got, NCPU);
+    int ok = k == n;
+    for (int i = 0; ok && i < n; i++)
+        ok = got[i] == want[i];
+    if (!ok) {
+        fprintf(stderr, "FAIL: %s: got", what);
+        for (int i = 0; i < k; i++)
+            fprintf(stderr, " %d", got[i]);
+        fprintf(stderr, ", want");
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %d", want[i]);
+        fprintf(stderr, "\n");
+        exit(1);
+    }
+    printf("ok: %s\n", what);
+}
+
+int main(void)
+{
+    char dir[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/bp-topology-%ld", tmp ? tmp : "/tmp", (long)getpid());
+    const unsigned all = (1u << NCPU) - 1;
+
+    /* Intel: 4 cores, CPU n and n + 4 are one core's two threads */
+    struct cpu_spec intel[NCPU];
+    for (int c = 0; c < NCPU; c++)
+        intel[c] = (struct cpu_spec){0, c % 4, 0};
+    make_tree(dir, intel);
+    expect("Intel numbering: first threads, then siblings", all,
+           (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, 8);
+    expect("a subset: a sibling after the other cores", (1u << 1) | (1u << 5) | (1u << 2),
+           (const int[]){1, 2, 5}, 3);
+
+    /* AMD and most Arm parts: CPU 2k and 2k + 1 share core k */
+    struct cpu_spec amd[NCPU];
+    for (int c = 0; c < NCPU; c++)
+        amd[c] = (struct cpu_spec){0, c / 2, 0};
+    make_tree(dir, amd);
+    expect("adjacent siblings: one per core first", all, (const int[]){0, 2, 4, 6, 1, 3, 5, 7},
+           8);
+
+    /* two nodes interleaved, no SMT: node 0 has the even CPUs */
+    struct cpu_spec inter[NCPU];
+    for (int c = 0; c < NCPU; c++)
+        inter[c] = (struct cpu_spec){c % 2, c, c % 2};
+    make_tree(dir, inter);
+    expect("interleaved nodes: a node's CPUs together", all,
+           (const int[]){0, 2, 4, 6, 1, 3, 5, 7}, 8);
+    CHECK_EQ(bp_topo_group_key("numa_domains", 5), 1);
+    CHECK_EQ(bp_topo_group_key("numa_domains", 4), 0);
+
+    /* two nodes of two cores of two threads: 0-3 node 0, siblings adjacent */
+    struct cpu_spec both[NCPU];
+    for (int c = 0; c < NCPU; c++)
+        both[c] = (struct cpu_spec){c / 4, (c / 2) % 2, c / 4};
+    make_tree(dir, both);
+    expect("nodes and SMT: every core of node 0, of node 1, then siblings", all,
+           (const int[]){0, 2, 4, 6, 1, 3, 5, 7}, 8);
+    expect("one node's CPUs allowed", 0x0f, (const int[]){0, 2, 1, 3}, 4);
+
+    /* two packages whose cores have the same ids: not siblings */
+    struct cpu_spec pkgs[NCPU];
+    for (int c = 0; c < NCPU; c++)
+        pkgs[c] = (struct cpu_spec){c / 4, c % 4, 0};
+    make_tree(dir, pkgs);
+    expect("equal core ids in two packages are two cores", all,
+           (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, 8);
+
+    /* no tree: CPU order, one node */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ(system(cmd), 0);
+    bp_topo_set_root(dir);
+    expect("no topology: CPU order", all, (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, 8);
+    CHECK_EQ(bp_topo_group_key("numa_domains", 3), 0);
+    bp_topo_free();
+    printf("test-topology: passed\n");
+    return 0;
+}
