@@ -67,7 +67,8 @@ demo: build
 # full comparison for the README (tens of minutes); `bench-quick` a look in
 # about a minute. Tables, raw runs and a plot go to $(BUILD)/bench-results.
 bench: build
-	python3 bench/compare.py $(BUILD)
+	python3 bench/compare.py $(BUILD) --only overhead,decode,idle,graph
+	python3 bench/contention.py $(BUILD) --rounds 7
 	sh bench/profile-overhead.sh $(BUILD) 7 300
 
 bench-quick: build

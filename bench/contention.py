@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""contention.py: the graph benchmark (bench/graph) on a machine that is not
+idle, for every runtime setting, side by side.
+
+  contention.py BUILD_DIR [--rounds N] [--threads N] [--config SHAPE]
+                [--tokens N] [--out FILE]
+
+Three loads: none, one CPU-bound process of another program pinned to the
+last allowed CPU, and one such process on every allowed CPU. Under each
+load the settings alternate round by round: buddypool as it places its
+threads by default, buddypool with OMP_PROC_BIND=true (the application
+thread bound too), libgomp and libomp at their defaults and at their
+active-wait settings, and libgomp with OMP_PROC_BIND=true. Prints a
+markdown table of tokens/s (median and best over the rounds) and each
+setting's ratio to the best peer under the same load; the logits' checksum
+must agree across settings.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+RESULT = re.compile(r"^RESULT graph (.*)$", re.M)
+SETTINGS = [
+    ("buddypool", "buddypool", {}),
+    ("buddypool OMP_PROC_BIND=true", "buddypool", {"OMP_PROC_BIND": "true"}),
+    ("libgomp", "libgomp", {}),
+    ("libgomp OMP_WAIT_POLICY=active", "libgomp", {"OMP_WAIT_POLICY": "active"}),
+    ("libgomp OMP_PROC_BIND=true", "libgomp", {"OMP_PROC_BIND": "true"}),
+    ("libomp", "libomp", {}),
+    ("libomp KMP_BLOCKTIME=infinite", "libomp", {"KMP_BLOCKTIME": "infinite"}),
+]
+SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "KMP_BLOCKTIME",
+         "GOMP_SPINCOUNT", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_SPIN_US",
+         "BUDDY_THREAD_POOL_THREADS"]
+
+
+def hogs(cpus):
+    """CPU-bound processes, one pinned to each of cpus."""
+    procs = []
+    for cpu in cpus:
+        p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        os.sched_setaffinity(p.pid, {cpu})
+        procs.append(p)
+    time.sleep(0.3)  # running before the measurement starts
+    return procs
+
+
+def run(prog, env_extra, threads, shape, tokens):
+    env = {k: v for k, v in os.environ.items() if k not in SCRUB}
+    env.update(env_extra)
+    env["OMP_NUM_THREADS"] = str(threads)
+    p = subprocess.run([prog, "--config", shape, "--tokens", str(tokens)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, p.stderr[-2000:]))
+    m = RESULT.search(p.stdout)
+    if m is None:
+        sys.exit("contention.py: %s printed no RESULT line" % prog)
+    return dict(kv.split("=", 1) for kv in m.group(1).split())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--config", default="small", choices=["small", "medium", "large"])
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    if args.rounds < 1 or args.tokens < 1:
+        sys.exit("contention.py: --rounds and --tokens need at least 1")
+    allowed = sorted(os.sched_getaffinity(0))
+    threads = args.threads or len(allowed)
+    if threads < 1:
+        sys.exit("contention.py: --threads %d: need at least 1" % threads)
+    loads = [("idle", []), ("one CPU busy (CPU %d)" % allowed[-1], [allowed[-1]]),
+             ("every CPU busy", allowed)]
+    data, sums = {}, {}
+    for load, cpus in loads:
+        procs = hogs(cpus)
+        try:
+            for r in range(args.rounds):
+                k = r % len(SETTINGS)
+                for label, suffix, env in SETTINGS[k:] + SETTINGS[:k]:
+                    prog = os.path.join(args.build, "bench", "graph", "graph-" + suffix)
+                    if not os.path.exists(prog):
+                        continue
+                    res = run(prog, env, threads, args.config, args.tokens)
+                    data.setdefault((load, label), []).append(float(res["tok_s"]))
+                    sums.setdefault(load, set()).add(res["checksum"])
+                print("%s: round %d of %d done" % (load, r + 1, args.rounds), file=sys.stderr)
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+    lines = ["graph benchmark, shape %s, %d tokens, %d threads, %d rounds per load, settings "
+             "alternating; `bench/contention.py %s --rounds %d --config %s --tokens %d`" %
+             (args.config, args.tokens, threads, args.rounds, args.build, args.rounds, args.config,
+              args.tokens), "",
+             "| load | runtime | tok/s median | best | ratio to best peer (medians) |",
+             "| --- | --- | --- | --- | --- |"]
+    for load, _ in loads:
+        rows = [(label, data.get((load, label))) for label, _, _ in SETTINGS]
+        rows = [(l, v) for l, v in rows if v]
+        peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
+        best = max(peers) if peers else None
+        for label, v in rows:
+            med = statistics.median(v)
+            lines.append("| %s | %s | %.1f | %.1f | %s |" % (
+                load, label, med, max(v), "%.2fx" % (med / best) if best else "-"))
+    lines.append("")
+    for load, _ in loads:
+        lines.append("Logits checksum identical across settings (%s): %s" %
+                     (load, "yes" if len(sums.get(load, ())) == 1 else "NO: %s" % sorted(sums[load])))
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+main()
