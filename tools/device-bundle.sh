@@ -1,12 +1,12 @@
 #!/bin/sh
 # device-bundle.sh BUILD OUT: the benchmark programs of BUILD (bench/overhead,
-# bench/decode, bench/idle), the peer runtimes they load (libomp.so.5,
+# bench/decode, bench/idle, bench/graph), the peer runtimes they load (libomp.so.5,
 # libgomp.so.1) and bench/compare.py, copied into OUT and laid out as
 # compare.py expects a build directory, for a machine that has no compilers
 # or peer runtimes installed (a lent many-core machine):
 #
 #   tools/device-bundle.sh build build-device
-#   build-device/run.sh --rounds 3 --threads 8,16 --only overhead,decode
+#   build-device/run.sh --rounds 3 --threads 8,16 --only overhead,decode,graph
 #
 # run.sh passes its arguments to compare.py and writes the results under
 # OUT/bench-results. The programs need a glibc at least as new as the
@@ -31,7 +31,7 @@ if [ -e "$out" ]; then
         exit 2
     fi
 fi
-for d in overhead decode idle; do
+for d in overhead decode idle graph; do
     if [ ! -d "$build/bench/$d" ]; then
         echo "device-bundle.sh: no $build/bench/$d: build the project first (make build)" >&2
         exit 1
@@ -39,7 +39,7 @@ for d in overhead decode idle; do
 done
 rm -rf "$out"
 mkdir -p "$out/lib"
-for d in overhead decode idle; do
+for d in overhead decode idle graph; do
     mkdir -p "$out/bench/$d"
     for f in "$build/bench/$d"/"$d"-*; do
         case $f in
@@ -61,7 +61,8 @@ missing=
 for p in overhead/overhead-buddypool overhead/overhead-gcc-buddypool overhead/overhead-libomp \
          overhead/overhead-libgomp decode/decode-buddypool decode/decode-gcc-buddypool \
          decode/decode-libomp decode/decode-libgomp idle/idle-buddypool idle/idle-libomp \
-         idle/idle-libgomp; do
+         idle/idle-libgomp graph/graph-buddypool graph/graph-gcc-buddypool graph/graph-libomp \
+         graph/graph-libgomp; do
     [ -x "$out/bench/$p" ] || missing="$missing bench/$p"
 done
 for l in libomp.so.5 libgomp.so.1; do
