@@ -34,7 +34,16 @@
  * current episode (a new worker's start there too), so none falls so far
  * behind that 32-bit wrapping makes it look current.
  *
- * Join: workers set arrive; thread 0 waits for them and does not release. */
+ * Join: workers set arrive; thread 0 waits for them and does not release.
+ * In a team of BP_TREE_JOIN threads or more the join is a tree of fan-out
+ * BP_JOIN_FANOUT: worker i first waits for its children (BP_JOIN_FANOUT *
+ * i + 1 on) and folds what they report (used_shared) into its own slot,
+ * then arrives; thread 0 waits for its own children only, so it reads a
+ * handful of lines instead of one per worker, and the arrivals of a large
+ * team are gathered in parallel (happens-before is transitive: what a
+ * grandchild published before its arrive is visible to thread 0 through
+ * its parent's). A small team keeps the flat join: a tree's levels would
+ * add hand-offs to a join that is one line per worker anyway. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,9 +218,13 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
-    for (int i = 1; i < f->team_size; i++) {
-        bp_flag_wait(&bp_pool.slots[i].arrive, end);
-        used |= bp_pool.slots[i].used_shared;
+    if (f->team_size >= BP_TREE_JOIN) {
+        used |= bp_join_children(0, f->team_size, end);
+    } else {
+        for (int i = 1; i < f->team_size; i++) {
+            bp_flag_wait(&bp_pool.slots[i].arrive, end);
+            used |= bp_pool.slots[i].used_shared;
+        }
     }
     bp_pool.epoch = t->epoch;
     /* Clear the team's shared loop and single state for the next region, now
@@ -265,6 +278,17 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         }
         f->barriers = t->barriers + 1;
     }
+}
+
+uint32_t bp_join_children(int tid, int team_size, uint32_t end)
+{
+    uint32_t used = 0;
+    int first = BP_JOIN_FANOUT * tid + 1;
+    for (int c = first; c < first + BP_JOIN_FANOUT && c < team_size; c++) {
+        bp_flag_wait(&bp_pool.slots[c].arrive, end);
+        used |= bp_pool.slots[c].used_shared; /* its subtree's, folded before it arrived */
+    }
+    return used;
 }
 
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,

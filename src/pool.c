@@ -383,14 +383,19 @@ static void *worker_main(void *arg)
             }
             bp_steps_end(t);
         }
+        int team = t->team_size;
         t->level = 0;
         t->active_level = 0;
         t->act_level = 0;
         t->tid = 0;
         t->team_size = 1;
-        slot->used_shared = t->constructs | t->singles;
+        uint32_t end = (uint32_t)++t->epoch;
+        uint32_t used = t->constructs | t->singles;
+        if (team >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
+            used |= bp_join_children(id, team, end);
+        slot->used_shared = used;
         /* the join, publishing used_shared */
-        bp_flag_set(&slot->arrive, (uint32_t)++t->epoch);
+        bp_flag_set(&slot->arrive, end);
     }
     bp_steps_worker_free(t->steps.rec);
     t->steps.rec = NULL;

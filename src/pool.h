@@ -103,6 +103,11 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
 
 /* Start the pool's configuration once (threads start with regions). */
 void bp_pool_ensure_init(void);
+/* The join of a team of BP_TREE_JOIN threads or more is a tree (fork.c):
+ * thread tid waits for its children's arrive == end and returns what they
+ * used (used_shared, their subtrees' included). */
+enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
+uint32_t bp_join_children(int tid, int team_size, uint32_t end);
 /* fork_lock, with the holding thread marked in its own state. */
 void bp_fork_lock(void);
 void bp_fork_unlock(void);
