@@ -1,0 +1,1 @@
+"""The `buddypool` command's modules (tools/buddypool.in is the command)."""
