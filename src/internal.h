@@ -167,8 +167,9 @@ void bp_topo_free(void);
 long bp_topo_group_key(const char *kind, int cpu);
 /* The allowed CPUs in the pool's placement order (the top of topology.c):
  * first threads of cores before SMT siblings, a NUMA node's CPUs together.
- * At most max into cpus; their count, or -1 when out of memory. */
-int bp_topo_order(const cpu_set_t *allowed, int *cpus, int max);
+ * At most max into cpus, with each one's SMT rank in its core and its NUMA
+ * node; their count, or -1 when out of memory. */
+int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, int max);
 
 /* ---- places.c ---------------------------------------------------------- */
 
@@ -184,6 +185,11 @@ void bp_places_free(void);
 const cpu_set_t *bp_place_set(int p);
 /* The first place holding cpu, or -1. */
 int bp_place_of_cpu(int cpu);
+/* The place of thread i of a team whose thread 0 is on place first: under
+ * OMP_PLACES the i-th place after it (close); on the pool's own list the
+ * i-th nearest: the other first SMT threads of first's NUMA node, then of
+ * the other nodes, then the siblings in the same order (i = 0: first). */
+int bp_place_near(int first, int i);
 /* Thread tid's place partition in a team of nth forked by a task whose
  * partition is *first, *count (0 places: the whole list), as
  * proc_bind(spread) divides it; other policies keep the forker's. */

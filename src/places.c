@@ -28,6 +28,11 @@ enum { BP_MAX_PLACES = 4096 };
 static cpu_set_t *places;
 static int nplaces;
 static int from_env; /* the list came from OMP_PLACES */
+/* The pool's own list: each place's SMT rank in its core and NUMA node. */
+static long own_smt[BP_MAX_PLACES], own_node[BP_MAX_PLACES];
+/* The order of the places near `near_first` (bp_place_near). */
+static int near_first = -1, near_n;
+static int near_order[BP_MAX_PLACES];
 
 /* ---- the CPUs the process may run on ------------------------------------- */
 
@@ -231,11 +236,13 @@ static int parse_abstract(const char *s, const cpu_set_t *allowed)
 static void one_per_cpu(const cpu_set_t *allowed)
 {
     static int order[BP_MAX_PLACES];
-    int n = bp_topo_order(allowed, order, BP_MAX_PLACES);
+    int n = bp_topo_order(allowed, order, own_smt, own_node, BP_MAX_PLACES);
     nplaces = 0;
     for (int cpu = 0; n < 0 && cpu < CPU_SETSIZE && nplaces < BP_MAX_PLACES; cpu++)
-        if (CPU_ISSET(cpu, allowed))
+        if (CPU_ISSET(cpu, allowed)) {
+            own_smt[nplaces] = own_node[nplaces] = 0;
             order[nplaces++] = cpu;
+        }
     if (n >= 0)
         nplaces = n;
     for (int p = 0; p < nplaces; p++) {
@@ -283,6 +290,7 @@ int bp_places_init(const cpu_set_t *allowed)
 void bp_places_free(void)
 {
     bp_topo_free();
+    near_first = -1;
     free(places);
     places = NULL;
     nplaces = 0;
@@ -291,6 +299,37 @@ void bp_places_free(void)
 int bp_places_count(void) { return nplaces; }
 
 const cpu_set_t *bp_place_set(int p) { return p >= 0 && p < nplaces ? &places[p] : NULL; }
+
+static int by_nearness(const void *a, const void *b)
+{
+    int p = *(const int *)a, q = *(const int *)b, f = near_first, n = near_n;
+    if (own_smt[p] != own_smt[q])
+        return own_smt[p] < own_smt[q] ? -1 : 1;
+    int away_p = own_node[p] != own_node[f], away_q = own_node[q] != own_node[f];
+    if (away_p != away_q)
+        return away_p - away_q;
+    if (own_node[p] != own_node[q])
+        return own_node[p] < own_node[q] ? -1 : 1;
+    return (p - f + n) % n - (q - f + n) % n;
+}
+
+int bp_place_near(int first, int i)
+{
+    if (nplaces <= 0)
+        return 0;
+    if (from_env || first < 0 || first >= nplaces) /* close: the places after it */
+        return ((first > 0 ? first : 0) + i) % nplaces;
+    if (first != near_first || near_n != nplaces) {
+        near_first = first;
+        near_n = nplaces;
+        for (int p = 0; p < nplaces; p++)
+            near_order[p] = p;
+        near_order[0] = first;
+        near_order[first] = 0;
+        qsort(near_order + 1, (size_t)nplaces - 1, sizeof *near_order, by_nearness);
+    }
+    return near_order[i % nplaces];
+}
 
 int bp_place_of_cpu(int cpu)
 {

@@ -306,7 +306,7 @@ static int worker_place(int i)
 {
     if (bp_config.icv.proc_bind == 2) /* primary: every thread on the caller's place */
         return bp_pool.first_place;
-    return (bp_pool.first_place + i) % bp_places_count();
+    return bp_place_near(bp_pool.first_place, i);
 }
 
 static void *worker_main(void *arg)
@@ -423,8 +423,9 @@ void bp_pool_grow(int want)
         return;
     /* The first start: the caller keeps the place of the CPU it is running
      * on now (it is bound to place 0 when a binding is asked for), and worker
-     * i gets the i-th place after it (close binding), so none starts on the
-     * caller's place while there are places. */
+     * i gets the i-th place near it (bp_place_near: the i-th after it under
+     * OMP_PLACES, close binding), so none starts on the caller's place while
+     * there are places. */
     if (have == 1) {
         int p = bp_config.pin_caller ? 0 : bp_place_of_cpu(sched_getcpu());
         bp_pool.first_place = p >= 0 ? p : 0;

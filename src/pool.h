@@ -58,7 +58,8 @@ struct bp_pool {
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     _Atomic int started;         /* pool_init has run */
     int ncpus;                   /* CPUs the process may run on */
-    int first_place;             /* the first caller's place; worker i's is i after it */
+    int first_place;             /* the first caller's place; worker i's is */
+                                 /* bp_place_near(first_place, i) */
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */

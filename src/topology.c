@@ -11,8 +11,8 @@
  * core share its execution units: a decode step's matrix-vector products
  * run at about half speed there), and within that the CPUs of one NUMA node
  * together, nodes in order, so that a team that fits in a node's cores
- * stays there (when its caller is on the node's first core, as the bound
- * caller is). CPU numbering does not tell this by itself: Intel numbers a
+ * stays there (places.c's bp_place_near takes a team's places from its
+ * caller's on in this order). CPU numbering does not tell this by itself: Intel numbers a
  * core's siblings n and n + cores, AMD and most Arm parts n and n + 1, and
  * a two-node machine may interleave its nodes' CPUs. A machine that tells
  * nothing (no sysfs) keeps CPU order. */
@@ -171,7 +171,7 @@ static int by_rank(const void *a, const void *b)
     return x->cpu - y->cpu;
 }
 
-int bp_topo_order(const cpu_set_t *allowed, int *cpus, int max)
+int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, int max)
 {
     struct cpu_rank *r = malloc(sizeof *r * CPU_SETSIZE);
     long *core = malloc(sizeof *core * CPU_SETSIZE);
@@ -185,15 +185,18 @@ int bp_topo_order(const cpu_set_t *allowed, int *cpus, int max)
         if (!CPU_ISSET(cpu, allowed))
             continue;
         core[n] = bp_topo_group_key("cores", cpu);
-        long smt = 0;
+        long rank = 0;
         for (int k = 0; k < n; k++)
-            smt += core[k] == core[n]; /* an unknown core's key is its own */
-        r[n] = (struct cpu_rank){cpu, smt, bp_topo_group_key("numa_domains", cpu)};
+            rank += core[k] == core[n]; /* an unknown core's key is its own */
+        r[n] = (struct cpu_rank){cpu, rank, bp_topo_group_key("numa_domains", cpu)};
         n++;
     }
     qsort(r, (size_t)n, sizeof *r, by_rank);
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         cpus[k] = r[k].cpu;
+        smt[k] = r[k].smt;
+        node[k] = r[k].node;
+    }
     free(r);
     free(core);
     return n;

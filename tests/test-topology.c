@@ -2,8 +2,9 @@
  * trees written to a temporary directory: Intel's sibling numbering (n and
  * n + cores), AMD's and Arm's (n and n + 1), two NUMA nodes interleaved,
  * two nodes with SMT, two packages with equal core ids, a subset of the
- * CPUs allowed, and no tree at all (CPU order). Also the NUMA node keys
- * OMP_PLACES=numa_domains groups by. */
+ * CPUs allowed, and no tree at all (CPU order); the places a team takes
+ * from its thread 0's on (places.c's bp_place_near). Also the NUMA node
+ * keys OMP_PLACES=numa_domains groups by. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,8 @@ static void expect(const char *what, unsigned allowed_mask, const int *want, int
         if (allowed_mask & (1u << cpu))
             CPU_SET(cpu, &allowed);
     int got[NCPU];
-    int k = bp_topo_order(&allowed, got, NCPU);
+    long smt[NCPU], node[NCPU];
+    int k = bp_topo_order(&allowed, got, smt, node, NCPU);
     int ok = k == n;
     for (int i = 0; ok && i < n; i++)
         ok = got[i] == want[i];
@@ -142,6 +144,21 @@ int main(void)
     expect("nodes and SMT: every core of node 0, of node 1, then siblings", all,
            (const int[]){0, 2, 4, 6, 1, 3, 5, 7}, 8);
     expect("one node's CPUs allowed", 0x0f, (const int[]){0, 2, 1, 3}, 4);
+    /* a team whose thread 0 runs on CPU 6 (node 1): node 1's other core,
+     * node 0's cores, then the siblings, node 1's first */
+    cpu_set_t every;
+    CPU_ZERO(&every);
+    for (int c = 0; c < NCPU; c++)
+        CPU_SET(c, &every);
+    CHECK_EQ(bp_places_init(&every), 0);
+    static const int near6[NCPU] = {6, 4, 0, 2, 5, 7, 1, 3};
+    int first = bp_place_of_cpu(6);
+    for (int i = 0; i < 2 * NCPU; i++) {
+        const cpu_set_t *set = bp_place_set(bp_place_near(first, i));
+        CHECK(set != NULL && CPU_ISSET(near6[i % NCPU], set));
+    }
+    printf("ok: a team from CPU 6 stays on node 1's cores, then node 0's, then siblings\n");
+    bp_places_free();
 
     /* two packages whose cores have the same ids: not siblings */
     struct cpu_spec pkgs[NCPU];
