@@ -381,7 +381,7 @@ void bp_fork_end(struct bp_fork_frame *f)
             .site_src = t->site_loc};
         bp_profile_region(&sample);
     }
-    if (f->outermost)
+    if (bp_profiling && f->outermost)
         bp_steps_end(t);
     if (bp_tracing && f->outermost && f->locked) {
         bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);

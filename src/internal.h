@@ -611,6 +611,8 @@ struct bp_profile_totals {
     uint64_t woken;                   /* workers woken from sleep by a fork */
     int64_t wake_sum_ns, wake_max_ns; /* their fork-to-start latencies */
 };
+/* The file name of path (after its last '/'); "" for NULL. */
+const char *bp_base_name(const char *path);
 /* str as a JSON string, bytes that are not UTF-8 as U+FFFD. */
 void bp_json_string(FILE *f, const char *str);
 /* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)

@@ -131,9 +131,8 @@ int bp_live_row(size_t index, const char *name, const char *module)
     if (live.h == NULL || index >= live.rows)
         return -1;
     struct live_row *r = row_at(index);
-    const char *base = module ? strrchr(module, '/') : NULL;
     copy_cut(r->name, NAME, name);
-    copy_cut(r->module, MODULE, base ? base + 1 : module);
+    copy_cut(r->module, MODULE, bp_base_name(module));
     /* release: the name before the row is counted */
     if (index < live.rows - 1 &&
         index + 1 > atomic_load_explicit(&live.h->rows, RELAXED))

@@ -17,6 +17,12 @@
 
 #include "internal.h"
 
+const char *bp_base_name(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    return base ? base + 1 : path ? path : "";
+}
+
 void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset)
 {
     Dl_info info;
@@ -31,8 +37,7 @@ void bp_name_function(const void *fn, char **name, char **module, uintptr_t *off
     }
     const char *path = info.dli_fname ? info.dli_fname : "";
     *offset = (uintptr_t)fn - (uintptr_t)info.dli_fbase;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *base = bp_base_name(path);
     const char *sym = info.dli_sname;
     uintptr_t from = (uintptr_t)info.dli_saddr;
     if (sym == NULL || info.dli_saddr == NULL) {
@@ -80,12 +85,6 @@ int64_t bp_wake_mean(const struct bp_profile_totals *t)
     return t->woken ? t->wake_sum_ns / (int64_t)t->woken : 0;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *base = path ? strrchr(path, '/') : NULL;
-    return base ? base + 1 : path ? path : "";
-}
-
 enum { BP_SITES_SHOWN = 5 };
 
 /* A site as one name: its source location when clang gave one, else its
@@ -104,7 +103,7 @@ static void site_name(FILE *out, const struct bp_site *s)
         fprintf(out, "%s:%d %s  ", s->file, s->line, s->function ? s->function : "");
     for (int k = 0; k < s->nframes; k++)
         fprintf(out, "%s%s", k ? " < " : "", s->frames[k].name ? s->frames[k].name : "?");
-    fprintf(out, "  %s", base_name(s->frames[0].module));
+    fprintf(out, "  %s", bp_base_name(s->frames[0].module));
 }
 
 /* The row's call sites, under it in the table's columns. */
@@ -168,7 +167,7 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
                      "  %s  %s\n",
                 r->calls, ms(r->wall_ns), share(r->wall_ns, t->span_ns), ms(r->gap_before_ns),
                 share(r->gap_before_ns, t->span_ns), ms(r->gap_after_ns), ms(r->wait_ns),
-                ms(r->wait_t0_ns), r->barriers, name, base_name(r->module));
+                ms(r->wait_t0_ns), r->barriers, name, bp_base_name(r->module));
         write_sites(out, r);
     }
 }
