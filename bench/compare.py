@@ -193,20 +193,32 @@ def measure(build, args):
     return data, tokens, sums
 
 
+def ranked(data, bench, threads, item, best):
+    """The settings measured for one table row group: [(label, values)], and
+    the best peer's median (best: max for rates, min for times; None
+    without peers) and the best of the peers' bests."""
+    rows = [(label, data.get((bench, label, threads, item))) for label, _, _ in SETTINGS]
+    rows = [(l, v) for l, v in rows if v]
+    peers = [v for l, v in rows if not l.startswith("buddypool")]
+    if not peers:
+        return rows, None, None
+    return rows, best(statistics.median(v) for v in peers), best(best(v) for v in peers)
+
+
+def ratio_text(value, peer):
+    return "%.2fx" % (value / peer) if peer else "-"
+
+
 def graph_table(data, threads_list, shapes):
     lines = ["| threads | shape | runtime | tok/s median | best | ratio to best peer (medians) |",
              "| --- | --- | --- | --- | --- | --- |"]
     for threads in threads_list:
         for shape in shapes:
-            rows = [(label, data.get(("graph", label, threads, shape))) for label, _, _ in SETTINGS]
-            rows = [(l, v) for l, v in rows if v]
-            peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
-            best_peer = max(peers) if peers else None
+            rows, best_peer, _ = ranked(data, "graph", threads, shape, max)
             for label, v in rows:
                 med = statistics.median(v)
-                ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
                 lines.append("| %d | %s | %s | %.1f | %.1f | %s |" %
-                             (threads, shape, label, med, max(v), ratio))
+                             (threads, shape, label, med, max(v), ratio_text(med, best_peer)))
     return "\n".join(lines)
 
 
@@ -215,18 +227,12 @@ def overhead_table(data, threads_list):
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for threads in threads_list:
         for c in CONSTRUCTS:
-            rows = [(label, data.get(("overhead", label, threads, c))) for label, _, _ in SETTINGS]
-            rows = [(l, v) for l, v in rows if v]
-            peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
-            peer_bests = [min(v) for l, v in rows if not l.startswith("buddypool")]
-            best_peer = min(peers) if peers else None
-            best_peer_best = min(peer_bests) if peer_bests else None
+            rows, best_peer, best_peer_best = ranked(data, "overhead", threads, c, min)
             for label, v in rows:
                 med = statistics.median(v)
-                ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
-                ratio_b = "%.2fx" % (min(v) / best_peer_best) if best_peer_best else "-"
                 lines.append("| %d | %s | %s | %.3f | %.3f | %s | %s |" %
-                             (threads, c, label, med, min(v), ratio, ratio_b))
+                             (threads, c, label, med, min(v), ratio_text(med, best_peer),
+                              ratio_text(min(v), best_peer_best)))
     return "\n".join(lines)
 
 
@@ -234,16 +240,13 @@ def decode_table(data, threads_list):
     lines = ["| threads | runtime | decode tok/s median | best | prefill tok/s median | regions/token | ratio to best peer |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for threads in threads_list:
-        rows = [(label, data.get(("decode", label, threads, "decode_tok_s"))) for label, _, _ in SETTINGS]
-        rows = [(l, v) for l, v in rows if v]
-        peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
-        best_peer = max(peers) if peers else None
+        rows, best_peer, _ = ranked(data, "decode", threads, "decode_tok_s", max)
         for label, v in rows:
             med = statistics.median(v)
             pre = statistics.median(data[("decode", label, threads, "prefill_tok_s")])
             reg = statistics.median(data[("decode", label, threads, "regions_per_token")])
-            ratio = "%.2fx" % (med / best_peer) if best_peer else "-"
-            lines.append("| %d | %s | %.2f | %.2f | %.2f | %.0f | %s |" % (threads, label, med, max(v), pre, reg, ratio))
+            lines.append("| %d | %s | %.2f | %.2f | %.2f | %.0f | %s |" %
+                         (threads, label, med, max(v), pre, reg, ratio_text(med, best_peer)))
     return "\n".join(lines)
 
 

@@ -54,6 +54,13 @@ def load(path):
         return json.load(f)
 
 
+def profiled(cmd, tmp, env=None):
+    """Run cmd profiled with its JSON in tmp: the run and the profile."""
+    out = os.path.join(tmp, "p.json")
+    p = run(cmd, dict(env or {}, BUDDY_THREAD_POOL_PROFILE_OUT=out))
+    return p, load(out)
+
+
 def row(prof, prefix):
     rows = [f for f in prof["functions"] if f["name"].startswith(prefix + "+")]
     check(len(rows) == 1, "one row for %s (got %d)" % (prefix, len(rows)))
@@ -65,9 +72,7 @@ def site_names(f):
 
 
 def check_sites(program, tmp):
-    out = os.path.join(tmp, "p.json")
-    p = run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
-    prof = load(out)
+    p, prof = profiled([program], tmp)
     threads = prof["threads"]
     check(prof["callers"] == 1 and prof["step_bound"] == 1024, "the defaults: 1 frame, 1024 steps")
     body = row(prof, "site_body")
@@ -127,28 +132,23 @@ def check_stdout(program):
 
 
 def check_callers(program, tmp):
-    out = os.path.join(tmp, "p.json")
-    run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "3"})
-    prof = load(out)
+    _, prof = profiled([program], tmp, {"BUDDY_THREAD_POOL_PROFILE_CALLERS": "3"})
     check(prof["callers"] == 3, "callers 3 in the JSON")
     body = row(prof, "site_body")
     if body is not None:
         names = sorted(site_names(body))
         check(names[0] == ["fork_a", "via_x", "main"], "fork_a's site: fork_a < via_x < main (got %s)" % names[0])
         check(names[1][:2] == ["fork_b", "main"], "fork_b's site: fork_b < main < ... (got %s)" % names[1])
-    run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "0"})
-    prof = load(out)
+    _, prof = profiled([program], tmp, {"BUDDY_THREAD_POOL_PROFILE_CALLERS": "0"})
     check(prof["callers"] == 0 and all(f["call_sites"] == [] for f in prof["functions"]),
           "callers 0: no call sites")
-    p = run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "17"})
-    check("BUDDY_THREAD_POOL_PROFILE_CALLERS='17'" in p.stderr and load(out)["callers"] == 1,
+    p, prof = profiled([program], tmp, {"BUDDY_THREAD_POOL_PROFILE_CALLERS": "17"})
+    check("BUDDY_THREAD_POOL_PROFILE_CALLERS='17'" in p.stderr and prof["callers"] == 1,
           "a bad CALLERS value is named and the default kept")
 
 
 def check_bound(program, tmp):
-    out = os.path.join(tmp, "p.json")
-    run([program], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_STEPS": "4"})
-    prof = load(out)
+    _, prof = profiled([program], tmp, {"BUDDY_THREAD_POOL_PROFILE_STEPS": "4"})
     check(prof["step_bound"] == 4, "step_bound 4 in the JSON")
     many = row(prof, "many_body")
     if many is None:
@@ -160,10 +160,8 @@ def check_bound(program, tmp):
 
 
 def check_graph(program, tmp):
-    out = os.path.join(tmp, "p.json")
-    p = run([program, "--layers", "4", "--tokens", "5"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+    p, prof = profiled([program, "--layers", "4", "--tokens", "5"], tmp)
     check("55 nodes" not in p.stdout and "54 nodes per token" in p.stdout, "graph says 54 nodes per token")
-    prof = load(out)
     fns = prof["functions"]
     check(len(fns) == 1 and fns[0]["calls"] == 7, "one region function, 7 calls (got %s)" %
           [(f["name"], f["calls"]) for f in fns])
@@ -179,10 +177,8 @@ def check_graph(program, tmp):
 
 
 def check_blas(program, lib, tmp):
-    out = os.path.join(tmp, "p.json")
-    run([program, lib], {"BUDDY_THREAD_POOL_PROFILE_OUT": out, "BUDDY_THREAD_POOL_PROFILE_CALLERS": "4",
-                         "OMP_NUM_THREADS": "2"})
-    prof = load(out)
+    _, prof = profiled([program, lib], tmp, {"BUDDY_THREAD_POOL_PROFILE_CALLERS": "4",
+                                            "OMP_NUM_THREADS": "2"})
     rows = [f for f in prof["functions"] if os.path.basename(f["module"]).startswith("libopenblas")]
     check(len(rows) == 1, "one OpenBLAS row (got %d)" % len(rows))
     if not rows:
