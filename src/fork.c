@@ -34,6 +34,18 @@
  * current episode (a new worker's start there too), so none falls so far
  * behind that 32-bit wrapping makes it look current.
  *
+ * Fork: thread 0 writes the go block (what to run, the context, the team)
+ * in its own slot, copies it to each worker's slot, beside that worker's go
+ * flag, and publishes the flags, then checks for sleepers behind one fence.
+ * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
+ * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
+ * and worker i, woken, copies its own block to its children
+ * (BP_JOIN_FANOUT * i + 1 on) and starts them before it runs the region, so
+ * thread 0 writes a handful of lines instead of one per worker and the
+ * start spreads over the team in log4 steps. go_count, the value a slot's
+ * go flag was last set to, is written by whoever starts that worker; the
+ * joins in between order those writes (each starter saw the last join).
+ *
  * Join: workers set arrive; thread 0 waits for them and does not release.
  * In a team of BP_TREE_JOIN threads or more the join is a tree of fan-out
  * BP_JOIN_FANOUT: worker i first waits for its children (BP_JOIN_FANOUT *
@@ -168,28 +180,22 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     int over = team_size > bp_pool.ncpus;
     if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
         atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
-    for (int i = 1; i < team_size; i++) {
-        struct bp_slot *slot = &bp_pool.slots[i];
-        slot->run = run;
-        slot->ctx = copy ? memcpy(slot->inline_ctx, ctx, ctx_size) : ctx;
-        slot->team_size = team_size;
-        slot->epoch_base = (uint32_t)epoch_base;
-        slot->level = level;
-        slot->part_first = t->part_first;
-        slot->part_count = t->part_count;
-        if (policy == 4) /* spread divides the partition */
-            bp_place_partition(policy, i, team_size, &slot->part_first, &slot->part_count);
-        if (bp_tracing)
-            slot->trace_fn = fn;
-        if (bp_profiling)
-            slot->fork_ns = start_ns;
-        /* release: publishes the go block and the words above */
-        bp_flag_publish(&slot->go, ++slot->go_count);
-    }
-    /* Then the sleepers: one fence for the whole team (wait.c). */
-    atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 1; i < team_size; i++)
-        bp_flag_wake_sleepers(&bp_pool.slots[i].go);
+    /* The go block, in thread 0's own slot: bp_fork_children copies it to
+     * the workers thread 0 starts (all of them, or its tree children). */
+    struct bp_slot *own = &bp_pool.slots[0];
+    own->run = run;
+    own->ctx = copy ? memcpy(own->inline_ctx, ctx, ctx_size) : ctx;
+    own->team_size = team_size;
+    own->epoch_base = (uint32_t)epoch_base;
+    own->level = level;
+    own->policy = policy;
+    own->team_part_first = t->part_first;
+    own->team_part_count = t->part_count;
+    if (bp_tracing)
+        own->trace_fn = fn;
+    if (bp_profiling)
+        own->fork_ns = start_ns;
+    bp_fork_children(0, team_size);
     save_team(t, saved);
     begin_task(t, &icv);
     if (policy == 4)
@@ -278,6 +284,47 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         }
         f->barriers = t->barriers + 1;
     }
+}
+
+void bp_fork_children(int tid, int team_size)
+{
+    int first = 1, end = team_size;
+    if (team_size >= BP_TREE_JOIN) {
+        first = BP_JOIN_FANOUT * tid + 1;
+        end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
+    } else if (tid != 0) {
+        return; /* a small team's fork is flat */
+    }
+    if (first >= end)
+        return;
+    const struct bp_slot *from = &bp_pool.slots[tid];
+    int inline_ctx = from->ctx == from->inline_ctx;
+    for (int i = first; i < end; i++) {
+        struct bp_slot *slot = &bp_pool.slots[i];
+        slot->run = from->run;
+        slot->ctx = inline_ctx ? memcpy(slot->inline_ctx, from->inline_ctx, BP_INLINE_CTX)
+                               : from->ctx;
+        slot->team_size = team_size;
+        slot->epoch_base = from->epoch_base;
+        slot->level = from->level;
+        slot->policy = from->policy;
+        slot->team_part_first = slot->part_first = from->team_part_first;
+        slot->team_part_count = slot->part_count = from->team_part_count;
+        if (from->policy == 4) /* spread divides the partition */
+            bp_place_partition(from->policy, i, team_size, &slot->part_first,
+                               &slot->part_count);
+        if (bp_tracing)
+            slot->trace_fn = from->trace_fn;
+        if (bp_profiling)
+            slot->fork_ns = from->fork_ns;
+        /* release: publishes the go block and every word its starter saw
+         * (thread 0's ICVs and episode words, transitively) */
+        bp_flag_publish(&slot->go, ++slot->go_count);
+    }
+    /* Then the sleepers: one fence for them all (wait.c). */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = first; i < end; i++)
+        bp_flag_wake_sleepers(&bp_pool.slots[i].go);
 }
 
 uint32_t bp_join_children(int tid, int team_size, uint32_t end)

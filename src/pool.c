@@ -346,6 +346,8 @@ static void *worker_main(void *arg)
         bp_run_fn run = slot->run;
         if (run == NULL)
             break;
+        if (slot->team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
+            bp_fork_children(id, slot->team_size);
         t->tid = id;
         t->team_size = slot->team_size;
         t->level = slot->level;

@@ -32,7 +32,11 @@ struct bp_slot {
     _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
     _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
     alignas(BP_LINE) pthread_t thread;
-    uint32_t go_count; /* forker's copy of go.value, under fork_lock */
+    uint32_t go_count; /* starter's copy of go.value: see bp_fork_children */
+    /* Written by the starter too, read only by a worker that starts others
+     * (a large team's fork tree): */
+    int policy;        /* the region's bind policy (4: spread divides team_part) */
+    int team_part_first, team_part_count; /* thread 0's partition */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
     int64_t fork_ns;      /* profiling: when the region's fork began */
     const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
@@ -104,10 +108,14 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
 
 /* Start the pool's configuration once (threads start with regions). */
 void bp_pool_ensure_init(void);
-/* The join of a team of BP_TREE_JOIN threads or more is a tree (fork.c):
- * thread tid waits for its children's arrive == end and returns what they
- * used (used_shared, their subtrees' included). */
+/* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
+ * fan-out BP_JOIN_FANOUT (fork.c). bp_fork_children: thread tid, its go
+ * block read (thread 0's is slot 0's, never published), copies it to its
+ * children's slots and starts them. bp_join_children: thread tid waits for
+ * its children's arrive == end and returns what they used (used_shared,
+ * their subtrees' included). */
 enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
+void bp_fork_children(int tid, int team_size);
 uint32_t bp_join_children(int tid, int team_size, uint32_t end);
 /* fork_lock, with the holding thread marked in its own state. */
 void bp_fork_lock(void);
