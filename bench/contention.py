@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""contention.py: the graph benchmark (bench/graph) on a machine that is not
-idle, for every runtime setting, side by side.
+"""contention.py: the decode-shaped benchmarks on a machine that is not idle,
+for every runtime setting, side by side.
 
-  contention.py BUILD_DIR [--rounds N] [--threads N] [--config SHAPE]
-                [--tokens N] [--out FILE]
+  contention.py BUILD_DIR [--bench graph|decode] [--rounds N] [--threads N]
+                [--config SHAPE] [--tokens N] [--out FILE]
+
+--bench graph (the default) runs bench/graph (llama.cpp's shape: one region
+per token, a barrier after every node) at --config small, medium or large;
+--bench decode runs bench/decode (a Qwen3-shaped decoder, one region per
+operation) at --config tiny, small or default.
 
 Three loads: none, one CPU-bound process of another program pinned to the
 last allowed CPU, and one such process on every allowed CPU. Under each
@@ -12,8 +17,8 @@ threads by default, buddypool with OMP_PROC_BIND=true (the application
 thread bound too), libgomp and libomp at their defaults and at their
 active-wait settings, and libgomp with OMP_PROC_BIND=true. Prints a
 markdown table of tokens/s (median and best over the rounds) and each
-setting's ratio to the best peer under the same load; the logits' checksum
-must agree across settings.
+setting's ratio to the best peer under the same load; the graph's logits
+checksum, or the decoder's generated tokens, must agree across settings.
 """
 import argparse
 import os
@@ -23,7 +28,13 @@ import subprocess
 import sys
 import time
 
-RESULT = re.compile(r"^RESULT graph (.*)$", re.M)
+RESULT = re.compile(r"^RESULT (graph|decode) (.*)$", re.M)
+# per benchmark: the shapes, the default shape and tokens, the figure read
+# (tokens/s) and the output that must agree across runtimes
+BENCHES = {
+    "graph": (["small", "medium", "large"], "small", 64, "tok_s", "checksum"),
+    "decode": (["tiny", "small", "default"], "tiny", 1000, "decode_tok_s", "tokens"),
+}
 SETTINGS = [
     ("buddypool", "buddypool", {}),
     ("buddypool OMP_PROC_BIND=true", "buddypool", {"OMP_PROC_BIND": "true"}),
@@ -50,6 +61,7 @@ def hogs(cpus):
 
 
 def run(prog, env_extra, threads, shape, tokens):
+    """One run of prog; its RESULT line's fields."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
     env.update(env_extra)
     env["OMP_NUM_THREADS"] = str(threads)
@@ -60,7 +72,7 @@ def run(prog, env_extra, threads, shape, tokens):
     m = RESULT.search(p.stdout)
     if m is None:
         sys.exit("contention.py: %s printed no RESULT line" % prog)
-    return dict(kv.split("=", 1) for kv in m.group(1).split())
+    return dict(kv.split("=", 1) for kv in m.group(2).split())
 
 
 def main():
@@ -68,10 +80,19 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--config", default="small", choices=["small", "medium", "large"])
-    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--bench", default="graph", choices=sorted(BENCHES))
+    ap.add_argument("--config", default=None,
+                    help="graph: small, medium, large; decode: tiny, small, default")
+    ap.add_argument("--tokens", type=int, default=None,
+                    help="tokens per run (graph: 64, decode: 1000)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    shapes, shape0, tokens0, figure, agree = BENCHES[args.bench]
+    args.config = args.config or shape0
+    args.tokens = args.tokens or tokens0
+    if args.config not in shapes:
+        sys.exit("contention.py: --config %s: bench/%s has %s" % (args.config, args.bench,
+                                                                 ", ".join(shapes)))
     if args.rounds < 1 or args.tokens < 1:
         sys.exit("contention.py: --rounds and --tokens need at least 1")
     allowed = sorted(os.sched_getaffinity(0))
@@ -87,21 +108,23 @@ def main():
             for r in range(args.rounds):
                 k = r % len(SETTINGS)
                 for label, suffix, env in SETTINGS[k:] + SETTINGS[:k]:
-                    prog = os.path.join(args.build, "bench", "graph", "graph-" + suffix)
+                    prog = os.path.join(args.build, "bench", args.bench,
+                                        args.bench + "-" + suffix)
                     if not os.path.exists(prog):
                         continue
                     res = run(prog, env, threads, args.config, args.tokens)
-                    data.setdefault((load, label), []).append(float(res["tok_s"]))
-                    sums.setdefault(load, set()).add(res["checksum"])
+                    data.setdefault((load, label), []).append(float(res[figure]))
+                    sums.setdefault(load, set()).add(res[agree])
                 print("%s: round %d of %d done" % (load, r + 1, args.rounds), file=sys.stderr)
         finally:
             for p in procs:
                 p.kill()
                 p.wait()
-    lines = ["graph benchmark, shape %s, %d tokens, %d threads, %d rounds per load, settings "
-             "alternating; `bench/contention.py %s --rounds %d --config %s --tokens %d`" %
-             (args.config, args.tokens, threads, args.rounds, args.build, args.rounds, args.config,
-              args.tokens), "",
+    lines = ["%s benchmark, shape %s, %d tokens, %d threads, %d rounds per load, settings "
+             "alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
+             "--tokens %d`" %
+             (args.bench, args.config, args.tokens, threads, args.rounds, args.build, args.bench,
+              args.rounds, args.config, args.tokens), "",
              "| load | runtime | tok/s median | best | ratio to best peer (medians) |",
              "| --- | --- | --- | --- | --- |"]
     for load, _ in loads:
@@ -115,8 +138,10 @@ def main():
                 load, label, med, max(v), "%.2fx" % (med / best) if best else "-"))
     lines.append("")
     for load, _ in loads:
-        lines.append("Logits checksum identical across settings (%s): %s" %
-                     (load, "yes" if len(sums.get(load, ())) == 1 else "NO: %s" % sorted(sums[load])))
+        what = "Logits checksum" if agree == "checksum" else "Generated tokens"
+        lines.append("%s identical across settings (%s): %s" %
+                     (what, load, "yes" if len(sums.get(load, ())) == 1 else
+                      "NO: %s" % sorted(v[:60] for v in sums[load])))
     text = "\n".join(lines)
     print(text)
     if args.out:
