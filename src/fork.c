@@ -382,6 +382,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     if (team_size > 1) {
         bp_pool_grow(team_size);
+        if (f->outermost && bp_config.pin && !bp_config.pin_caller)
+            bp_pool_follow_caller();
         int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
         if (team_size > threads)
             team_size = threads; /* fewer workers could be started */

@@ -309,6 +309,41 @@ static int worker_place(int i)
     return bp_place_near(bp_pool.first_place, i);
 }
 
+/* Placement without a binding asked for (docs/placement.md): the caller is
+ * not bound, workers are, and the caller's place at the pool's start is left
+ * to it. The kernel may later move the caller onto a worker's CPU (its old
+ * one taken by another program, or to balance queues); the two would then
+ * share one CPU, a spinning worker delaying the caller it waits for, while
+ * the caller's old place holds no thread of ours. So before an outermost
+ * fork the caller looks at its CPU (sched_getcpu: rseq, no system call
+ * where the C library has it), and when it has moved onto worker w's place
+ * the two swap: w is bound to the place the caller left, and that becomes
+ * w's. The set of places in use stays the same, so workers started later
+ * still take places no one holds. A team past the CPUs shares them anyway
+ * and is left as it is. */
+void bp_pool_follow_caller(void)
+{
+    int cpu = sched_getcpu();
+    if (cpu == bp_pool.caller_cpu || cpu < 0)
+        return;
+    bp_pool.caller_cpu = cpu;
+    int p = bp_place_of_cpu(cpu);
+    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    if (p < 0 || p == bp_pool.caller_place || threads > bp_pool.ncpus)
+        return;
+    for (int i = 1; i < threads; i++) {
+        struct bp_slot *slot = &bp_pool.slots[i];
+        if (slot->place != p)
+            continue;
+        /* the next go publishes slot->place to the worker */
+        if (pthread_setaffinity_np(slot->thread, sizeof(cpu_set_t),
+                                   bp_place_set(bp_pool.caller_place)) == 0)
+            slot->place = bp_pool.caller_place;
+        break;
+    }
+    bp_pool.caller_place = p;
+}
+
 static void *worker_main(void *arg)
 {
     int id = (int)(intptr_t)arg;
@@ -323,7 +358,6 @@ static void *worker_main(void *arg)
     t->wait_stats = &slot->wait_stats;
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
-    int place = bp_config.pin ? worker_place(id) : -1; /* bound at its creation */
     if (bp_profiling) { /* published by the first join */
         bp_steps_begin(t, 0);
         slot->steps_rec = t->steps.rec;
@@ -357,7 +391,7 @@ static void *worker_main(void *arg)
         t->act_team = slot->team_size;
         t->part_first = slot->part_first;
         t->part_count = slot->part_count;
-        t->place = place;
+        t->place = slot->place;
         t->epoch = slot->epoch_base;
         t->singles = 0;
         t->constructs = 0;
@@ -429,8 +463,10 @@ void bp_pool_grow(int want)
      * OMP_PLACES, close binding), so none starts on the caller's place while
      * there are places. */
     if (have == 1) {
-        int p = bp_config.pin_caller ? 0 : bp_place_of_cpu(sched_getcpu());
-        bp_pool.first_place = p >= 0 ? p : 0;
+        int cpu = sched_getcpu();
+        int p = bp_config.pin_caller ? 0 : bp_place_of_cpu(cpu);
+        bp_pool.first_place = bp_pool.caller_place = p >= 0 ? p : 0;
+        bp_pool.caller_cpu = cpu;
     }
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -442,9 +478,9 @@ void bp_pool_grow(int want)
         atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
         slot->go_count = 0;
         bp_set_slot_words(i, (uint32_t)bp_pool.epoch);
+        slot->place = bp_config.pin ? worker_place(i) : -1;
         if (bp_config.pin)
-            pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
-                                        bp_place_set(worker_place(i)));
+            pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), bp_place_set(slot->place));
         /* relaxed: kmp_set_stacksize may change it from any thread */
         size_t stack = __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED);
         int err = pthread_attr_setstacksize(&attr, stack);

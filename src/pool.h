@@ -24,6 +24,7 @@ struct bp_slot {
     alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
     int level;            /* the region's nesting level */
     int part_first, part_count; /* the worker's place partition (0 places: all) */
+    int place;            /* the place it is bound to, -1 none (bp_pool_follow_caller) */
     alignas(BP_LINE) struct bp_flag arrive;
     void *_Atomic reduce_data;
     uint32_t used_shared; /* the worker met loops or singles in the region */
@@ -62,8 +63,10 @@ struct bp_pool {
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     _Atomic int started;         /* pool_init has run */
     int ncpus;                   /* CPUs the process may run on */
-    int first_place;             /* the first caller's place; worker i's is */
-                                 /* bp_place_near(first_place, i) */
+    int first_place;             /* the first caller's place; worker i starts */
+                                 /* on bp_place_near(first_place, i) */
+    int caller_place, caller_cpu; /* unbound callers: the place left to them and */
+                                 /* the CPU the last fork saw (bp_pool_follow_caller) */
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
@@ -122,6 +125,9 @@ void bp_fork_lock(void);
 void bp_fork_unlock(void);
 /* Start workers up to `want` threads in all; fork_lock held. */
 void bp_pool_grow(int want);
+/* The default placement follows an unbound caller that moved onto a
+ * worker's CPU; fork_lock held, before an outermost team's fork. */
+void bp_pool_follow_caller(void);
 /* Slot i's episode words at epoch (published by the next go). */
 void bp_set_slot_words(int i, uint32_t epoch);
 
