@@ -320,9 +320,13 @@ static int worker_place(int i)
  * the two swap: w is bound to the place the caller left, and that becomes
  * w's. The set of places in use stays the same, so workers started later
  * still take places no one holds. A team past the CPUs shares them anyway
- * and is left as it is. */
+ * and is left as it is. Only the thread that started the pool is followed:
+ * two application threads forking in turn from different CPUs would
+ * otherwise swap a worker back and forth at every region. */
 void bp_pool_follow_caller(void)
 {
+    if (bp_pool.first_caller != &bp_tls)
+        return; /* another application thread's region: see above */
     int cpu = sched_getcpu();
     if (cpu == bp_pool.caller_cpu || cpu < 0)
         return;
@@ -467,6 +471,7 @@ void bp_pool_grow(int want)
         int p = bp_config.pin_caller ? 0 : bp_place_of_cpu(cpu);
         bp_pool.first_place = bp_pool.caller_place = p >= 0 ? p : 0;
         bp_pool.caller_cpu = cpu;
+        bp_pool.first_caller = &bp_tls;
     }
     pthread_attr_t attr;
     pthread_attr_init(&attr);

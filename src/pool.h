@@ -67,6 +67,7 @@ struct bp_pool {
                                  /* on bp_place_near(first_place, i) */
     int caller_place, caller_cpu; /* unbound callers: the place left to them and */
                                  /* the CPU the last fork saw (bp_pool_follow_caller) */
+    const struct bp_thread *first_caller; /* the thread that started the pool */
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */

@@ -14,7 +14,9 @@
  *   follow   (default environment) the caller moved onto worker w's CPU
  *            (the test moves it there) swaps places with w at the next
  *            region: w is bound to the CPU the caller left, and still no
- *            two threads share a CPU; moved back, they swap back.
+ *            two threads share a CPU; moved back, they swap back. Another
+ *            application thread's region, forked from w's CPU, moves no
+ *            worker (only the thread that started the pool is followed).
  *   unbound  (OMP_PROC_BIND=false) nobody is pinned: every thread keeps the
  *            process's mask.
  *
@@ -71,6 +73,17 @@ static void check_workers_pinned_apart(const struct seen *s, const cpu_set_t *al
 }
 
 static struct seen seen;
+
+/* Another application thread, bound to the CPU in arg, runs one region. */
+static void *other_caller(void *arg)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(*(int *)arg, &one);
+    CHECK_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+    CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -150,6 +163,12 @@ int main(int argc, char **argv)
             if (move == 0) /* worker 1 took the CPU the caller left */
                 CHECK_EQ(only_cpu(&seen.mask[1]), start);
         }
+        int w1 = only_cpu(&seen.mask[1]);
+        pthread_t other;
+        CHECK_EQ(pthread_create(&other, NULL, other_caller, &w1), 0);
+        CHECK_EQ(pthread_join(other, NULL), 0);
+        CHECK_EQ(seen.cpu[0], w1);
+        CHECK_EQ(only_cpu(&seen.mask[1]), w1); /* not followed */
         CHECK_EQ(pthread_setaffinity_np(pthread_self(), sizeof mask0, &mask0), 0);
     } else if (strcmp(mode, "unbound") == 0) {
         CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
