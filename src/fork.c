@@ -286,12 +286,19 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     }
 }
 
+/* Thread tid's children in a team's fork and join tree: [first, *end). */
+static int tree_children(int tid, int team_size, int *end)
+{
+    int first = BP_JOIN_FANOUT * tid + 1;
+    *end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
+    return first;
+}
+
 void bp_fork_children(int tid, int team_size)
 {
     int first = 1, end = team_size;
     if (team_size >= BP_TREE_JOIN) {
-        first = BP_JOIN_FANOUT * tid + 1;
-        end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
+        first = tree_children(tid, team_size, &end);
     } else if (tid != 0) {
         return; /* a small team's fork is flat */
     }
@@ -330,8 +337,8 @@ void bp_fork_children(int tid, int team_size)
 uint32_t bp_join_children(int tid, int team_size, uint32_t end)
 {
     uint32_t used = 0;
-    int first = BP_JOIN_FANOUT * tid + 1;
-    for (int c = first; c < first + BP_JOIN_FANOUT && c < team_size; c++) {
+    int last;
+    for (int c = tree_children(tid, team_size, &last); c < last; c++) {
         bp_flag_wait(&bp_pool.slots[c].arrive, end);
         used |= bp_pool.slots[c].used_shared; /* its subtree's, folded before it arrived */
     }
