@@ -3,7 +3,7 @@
 for every runtime setting, side by side.
 
   contention.py BUILD_DIR [--bench graph|decode] [--rounds N] [--threads N]
-                [--config SHAPE] [--tokens N] [--out FILE]
+                [--config SHAPE] [--tokens N] [--base BUILD_DIR] [--out FILE]
 
 --bench graph (the default) runs bench/graph (llama.cpp's shape: one region
 per token, a barrier after every node) at --config small, medium or large;
@@ -19,6 +19,9 @@ active-wait settings, and libgomp with OMP_PROC_BIND=true. Prints a
 markdown table of tokens/s (median and best over the rounds) and each
 setting's ratio to the best peer under the same load; the graph's logits
 checksum, or the decoder's generated tokens, must agree across settings.
+
+--base BUILD_DIR adds that build's buddypool (another commit's, say) at both
+of buddypool's settings, alternating with the rest, to measure a change.
 """
 import argparse
 import os
@@ -60,6 +63,11 @@ def hogs(cpus):
     return procs
 
 
+def bench_prog(build, bench, suffix):
+    """The program of bench for one runtime in a build directory."""
+    return os.path.join(build, "bench", bench, bench + "-" + suffix)
+
+
 def run(prog, env_extra, threads, shape, tokens):
     """One run of prog; its RESULT line's fields."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
@@ -85,6 +93,8 @@ def main():
                     help="graph: small, medium, large; decode: tiny, small, default")
     ap.add_argument("--tokens", type=int, default=None,
                     help="tokens per run (graph: 64, decode: 1000)")
+    ap.add_argument("--base", default=None,
+                    help="another build whose buddypool runs beside this one's")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     shapes, shape0, tokens0, figure, agree = BENCHES[args.bench]
@@ -99,6 +109,14 @@ def main():
     threads = args.threads or len(allowed)
     if threads < 1:
         sys.exit("contention.py: --threads %d: need at least 1" % threads)
+    # (label, build directory, program suffix, environment)
+    settings = [(label, args.build, suffix, env) for label, suffix, env in SETTINGS]
+    if args.base:
+        if not os.path.exists(bench_prog(args.base, args.bench, "buddypool")):
+            sys.exit("contention.py: --base %s: no %s there" %
+                     (args.base, bench_prog(args.base, args.bench, "buddypool")))
+        settings[2:2] = [("base " + label, args.base, suffix, env)
+                         for label, suffix, env in SETTINGS if suffix == "buddypool"]
     loads = [("idle", []), ("one CPU busy (CPU %d)" % allowed[-1], [allowed[-1]]),
              ("every CPU busy", allowed)]
     data, sums = {}, {}
@@ -106,10 +124,9 @@ def main():
         procs = hogs(cpus)
         try:
             for r in range(args.rounds):
-                k = r % len(SETTINGS)
-                for label, suffix, env in SETTINGS[k:] + SETTINGS[:k]:
-                    prog = os.path.join(args.build, "bench", args.bench,
-                                        args.bench + "-" + suffix)
+                k = r % len(settings)
+                for label, build, suffix, env in settings[k:] + settings[:k]:
+                    prog = bench_prog(build, args.bench, suffix)
                     if not os.path.exists(prog):
                         continue
                     res = run(prog, env, threads, args.config, args.tokens)
@@ -122,15 +139,16 @@ def main():
                 p.wait()
     lines = ["%s benchmark, shape %s, %d tokens, %d threads, %d rounds per load, settings "
              "alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
-             "--tokens %d`" %
+             "--tokens %d%s`" %
              (args.bench, args.config, args.tokens, threads, args.rounds, args.build, args.bench,
-              args.rounds, args.config, args.tokens), "",
+              args.rounds, args.config, args.tokens,
+              " --base %s" % args.base if args.base else ""), "",
              "| load | runtime | tok/s median | best | ratio to best peer (medians) |",
              "| --- | --- | --- | --- | --- |"]
     for load, _ in loads:
-        rows = [(label, data.get((load, label))) for label, _, _ in SETTINGS]
+        rows = [(label, data.get((load, label))) for label, _, _, _ in settings]
         rows = [(l, v) for l, v in rows if v]
-        peers = [statistics.median(v) for l, v in rows if not l.startswith("buddypool")]
+        peers = [statistics.median(v) for l, v in rows if not l.startswith(("buddypool", "base"))]
         best = max(peers) if peers else None
         for label, v in rows:
             med = statistics.median(v)
