@@ -1,5 +1,5 @@
 /* barrier.c: the team's barrier, reductions and single construct, over the
- * pool's per-thread words (pool.h); episodes as fork.c counts them.
+ * team's per-thread words (team.h); episodes as fork.c counts them.
  *
  * Barrier: dissemination (Hensgen, Finkel and Manber 1988). In round k
  * (k < ceil(log2 T)) thread i sets its round-k flag to the episode and
@@ -17,18 +17,20 @@
  * unless it folded. In a `parallel reduction` the worker that arrives last
  * thus goes straight on to the join. */
 #include "internal.h"
-#include "pool.h"
 #include "prim.h"
+#include "team.h"
 
 static void barrier_wait(struct bp_thread *t)
 {
     uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size, i = t->tid;
-    struct bp_round *mine = &bp_pool.rounds[i * bp_pool.nrounds];
+    struct bp_team *team = t->team_ptr;
+    int nrounds = team->nrounds;
+    struct bp_round *mine = &team->rounds[i * nrounds];
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
-        bp_flag_wait_reached(&bp_pool.rounds[from * bp_pool.nrounds + k].flag, e);
+        bp_flag_wait_reached(&team->rounds[from * nrounds + k].flag, e);
     }
 }
 
@@ -36,19 +38,20 @@ static void barrier_wait(struct bp_thread *t)
 static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))
 {
     uint32_t e = (uint32_t)++t->epoch;
+    struct bp_team *team = t->team_ptr;
     if (t->tid != 0) {
-        struct bp_slot *slot = &bp_pool.slots[t->tid];
+        struct bp_member *m = &team->members[t->tid];
         /* relaxed: published by the release in bp_flag_set */
-        atomic_store_explicit(&slot->reduce_data, data, memory_order_relaxed);
-        bp_flag_set(&slot->arrive, e);
-        bp_flag_wait(&bp_pool.release, e);
+        atomic_store_explicit(&m->reduce_data, data, memory_order_relaxed);
+        bp_flag_set(&m->arrive, e);
+        bp_flag_wait(&team->release, e);
         return 0;
     }
     for (int i = 1; i < t->team_size; i++) {
-        struct bp_slot *slot = &bp_pool.slots[i];
-        bp_flag_wait(&slot->arrive, e);
+        struct bp_member *m = &team->members[i];
+        bp_flag_wait(&m->arrive, e);
         /* relaxed: ordered after the acquire in bp_flag_wait */
-        combine(data, atomic_load_explicit(&slot->reduce_data, memory_order_relaxed));
+        combine(data, atomic_load_explicit(&m->reduce_data, memory_order_relaxed));
     }
     t->reduce_open = 1;
     return 1;
@@ -59,20 +62,22 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
 {
     uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size;
+    struct bp_team *team = t->team_ptr;
+    struct bp_member *m = team->members;
     /* relaxed: published by the release half of the fetch_add below */
-    atomic_store_explicit(&bp_pool.slots[t->tid].reduce_data, data, memory_order_relaxed);
+    atomic_store_explicit(&m[t->tid].reduce_data, data, memory_order_relaxed);
     /* acq_rel: the last arriver sees every thread's data pointer and data */
-    if (atomic_fetch_add_explicit(&bp_pool.reduce_arrived, 1, memory_order_acq_rel) + 1 !=
+    if (atomic_fetch_add_explicit(&team->reduce_arrived, 1, memory_order_acq_rel) + 1 !=
         (uint32_t)n) {
-        bp_flag_wait(&bp_pool.release, e); /* until the folder no longer reads data */
+        bp_flag_wait(&team->release, e); /* until the folder no longer reads data */
         return t->tid == 0;
     }
-    void *into = atomic_load_explicit(&bp_pool.slots[0].reduce_data, memory_order_relaxed);
+    void *into = atomic_load_explicit(&m[0].reduce_data, memory_order_relaxed);
     for (int i = 1; i < n; i++)
-        combine(into, atomic_load_explicit(&bp_pool.slots[i].reduce_data, memory_order_relaxed));
+        combine(into, atomic_load_explicit(&m[i].reduce_data, memory_order_relaxed));
     /* relaxed: every thread has arrived; the release store publishes it */
-    atomic_store_explicit(&bp_pool.reduce_arrived, 0, memory_order_relaxed);
-    bp_flag_set(&bp_pool.release, e);
+    atomic_store_explicit(&team->reduce_arrived, 0, memory_order_relaxed);
+    bp_flag_set(&team->release, e);
     return t->tid == 0;
 }
 
@@ -141,7 +146,7 @@ int bp_single(struct bp_thread *t)
     /* relaxed: the winner is decided by the value alone; what the single
      * writes is published by the barrier that follows it (or by none, under
      * nowait, as OpenMP says) */
-    return atomic_compare_exchange_strong_explicit(&bp_pool.singles_claimed, &expected, k,
+    return atomic_compare_exchange_strong_explicit(&t->team_ptr->singles_claimed, &expected, k,
                                                    memory_order_relaxed,
                                                    memory_order_relaxed);
 }
@@ -150,6 +155,6 @@ void bp_reduce_end(struct bp_thread *t)
 {
     if (t->reduce_open) {
         t->reduce_open = 0;
-        bp_flag_set(&bp_pool.release, (uint32_t)t->epoch);
+        bp_flag_set(&t->team_ptr->release, (uint32_t)t->epoch);
     }
 }

@@ -62,6 +62,7 @@
 #include "internal.h"
 #include "pool.h"
 #include "prim.h"
+#include "team.h"
 
 void bp_icv_init(struct bp_thread *t)
 {
@@ -122,6 +123,8 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
     t->level++;
     t->singles = 0;
     t->constructs = 0;
+    t->team_ptr = NULL; /* a team of one shares nothing */
+    t->team_loops = NULL;
     /* in no worksharing construct yet; the enclosing task's loop, with any
      * memory it keeps, is in the saved state and comes back whole */
     memset(&t->loop, 0, sizeof t->loop);
@@ -136,19 +139,6 @@ static void serial_enter(struct bp_thread *t, struct team_state *saved)
     t->team_size = 1;
 }
 
-/* Bring every episode word up to the current episode (see the top of the
- * file); no region runs. */
-static void refresh_words(uint64_t epoch64)
-{
-    uint32_t epoch = (uint32_t)epoch64;
-    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-    /* relaxed: published to each worker by its next go */
-    atomic_store_explicit(&bp_pool.release.value, epoch, memory_order_relaxed);
-    for (int i = 0; i < threads; i++)
-        bp_set_slot_words(i, epoch);
-    bp_pool.refreshed = epoch64;
-}
-
 /* Once per process: a team larger than the CPUs. */
 static void warn_oversubscribed(int team_size)
 {
@@ -160,47 +150,73 @@ static void warn_oversubscribed(int team_size)
                 bp_pool.ncpus);
 }
 
-/* Start workers 1..team_size-1 on the region and make the caller its thread
- * 0; fork_lock held. */
-static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *ctx,
-                       size_t ctx_size, const void *fn, int64_t start_ns,
-                       struct team_state *saved)
+/* While two teams or more have been made, waits are polite when the threads
+ * of the running teams outnumber the CPUs; with one team, when it does. */
+static void count_busy(int delta)
 {
-    uint64_t epoch_base = bp_pool.epoch;
-    if (epoch_base - bp_pool.refreshed >= (uint64_t)1 << 30)
-        refresh_words(epoch_base);
+    int busy = atomic_fetch_add_explicit(&bp_pool.busy_threads, delta, memory_order_relaxed) +
+               delta;
+    int over = busy > bp_pool.ncpus;
+    /* relaxed: a hint to waits */
+    if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+        atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
+}
+
+/* Start workers 1..team_size-1 of the team on the region and make the caller
+ * its thread 0. */
+static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn run, void *ctx,
+                       size_t ctx_size)
+{
+    struct bp_team *team = f->team;
+    int team_size = f->team_size;
+    uint64_t epoch_base = team->epoch;
+    if (epoch_base - team->refreshed >= (uint64_t)1 << 30)
+        bp_team_refresh_words(team);
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     int level = t->level + 1;
     const struct bp_icv *parent = bp_icv(t);
     int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
     struct bp_icv icv = child_icv(parent, level);
-    if (memcmp(&bp_pool.team_icv, &icv, sizeof icv) != 0)
-        bp_pool.team_icv = icv;
-    /* relaxed: read by this team's waits, which are polite past the CPUs */
-    int over = team_size > bp_pool.ncpus;
-    if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
-        atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
-    /* The go block, in thread 0's own slot: bp_fork_children copies it to
-     * the workers thread 0 starts (all of them, or its tree children). */
-    struct bp_slot *own = &bp_pool.slots[0];
+    /* the line the workers read at their start: written when it changes */
+    if (memcmp(&team->icv, &icv, sizeof icv) != 0)
+        team->icv = icv;
+    if (team->policy != policy || team->part_first != t->part_first ||
+        team->part_count != t->part_count) {
+        team->policy = policy;
+        team->part_first = t->part_first;
+        team->part_count = t->part_count;
+    }
+    if (bp_profiling) {
+        team->trace_fn = f->fn;
+        team->fork_ns = f->start_ns;
+    }
+    /* relaxed: the count is a hint; teams_made only grows */
+    f->counted = atomic_load_explicit(&bp_pool.teams_made, memory_order_relaxed) > 1;
+    if (f->counted) {
+        count_busy(team_size);
+    } else {
+        int over = team_size > bp_pool.ncpus;
+        if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+            atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
+    }
+    /* The start block, in the team: bp_fork_children copies it to the
+     * workers thread 0 starts (all of them, or its tree children). */
+    struct bp_go *own = &team->go0;
     own->run = run;
     own->ctx = copy ? memcpy(own->inline_ctx, ctx, ctx_size) : ctx;
+    own->team = team;
+    own->tid = 0;
     own->team_size = team_size;
     own->epoch_base = (uint32_t)epoch_base;
     own->level = level;
-    own->policy = policy;
-    own->team_part_first = t->part_first;
-    own->team_part_count = t->part_count;
-    if (bp_tracing)
-        own->trace_fn = fn;
-    if (bp_profiling)
-        own->fork_ns = start_ns;
-    bp_fork_children(0, team_size);
-    save_team(t, saved);
+    bp_fork_children(own);
+    save_team(t, &f->saved);
     begin_task(t, &icv);
     if (policy == 4)
         bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
     t->team_size = team_size;
+    t->team_ptr = team;
+    t->team_loops = team->loops;
     t->active_level++;
     t->act_level = level;
     t->act_tid = 0;
@@ -208,7 +224,7 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
     t->epoch = epoch_base;
     if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
         t->wait_ns = 0;
-        bp_steps_begin(t, start_ns);
+        bp_steps_begin(t, f->start_ns);
     }
 }
 
@@ -217,28 +233,32 @@ static void team_enter(struct bp_thread *t, int team_size, bp_run_fn run, void *
  * waits there from its arrival to the end of the join. */
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
-    /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
-    if (f->team_size > bp_pool.ncpus)
-        atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
+    struct bp_team *team = f->team;
     int timed = bp_profiling && f->outermost;
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
     if (f->team_size >= BP_TREE_JOIN) {
-        used |= bp_join_children(0, f->team_size, end);
+        used |= bp_join_children(team, 0, f->team_size, end);
     } else {
         for (int i = 1; i < f->team_size; i++) {
-            bp_flag_wait(&bp_pool.slots[i].arrive, end);
-            used |= bp_pool.slots[i].used_shared;
+            bp_flag_wait(&team->members[i].arrive, end);
+            used |= team->members[i].used_shared;
         }
     }
-    bp_pool.epoch = t->epoch;
+    team->epoch = t->epoch;
+    if (f->counted) {
+        count_busy(-f->team_size);
+    } else if (f->team_size > bp_pool.ncpus) {
+        /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
+        atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
+    }
     /* Clear the team's shared loop and single state for the next region, now
      * that no thread uses it; a region that used none skips this. The next
      * go publishes the stores. */
     if (used != 0) {
-        bp_loops_reset();
-        atomic_store_explicit(&bp_pool.singles_claimed, 0, memory_order_relaxed);
+        bp_loops_reset(team->loops);
+        atomic_store_explicit(&team->singles_claimed, 0, memory_order_relaxed);
     }
     if (timed) {
         f->end_ns = bp_now_ns();
@@ -254,7 +274,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         bp_pool.prof_joined[0] = joined_ns;
         bp_pool.prof_steps[0] = bp_steps_view(t);
         for (int i = 1; i < f->team_size; i++) {
-            struct bp_slot *slot = &bp_pool.slots[i];
+            struct bp_member *slot = &team->members[i];
             /* relaxed: ordered after the join's acquire */
             int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
             int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
@@ -264,7 +284,8 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
             /* the team passed the same episodes: thread 0's count is each
              * worker's; the rest sums are read only when there were some */
             struct bp_step_view *v = &bp_pool.prof_steps[i];
-            *v = (struct bp_step_view){slot->steps_rec, t->barriers, 0, 0, 0};
+            *v = (struct bp_step_view){bp_pool.slots[slot->worker].steps_rec, t->barriers, 0,
+                                       0, 0};
             if (t->barriers > (uint32_t)bp_config.profile_steps) {
                 v->rest_wait_ns = slot->rest_wait_ns;
                 v->rest_work_ns = slot->rest_work_ns;
@@ -294,8 +315,9 @@ static int tree_children(int tid, int team_size, int *end)
     return first;
 }
 
-void bp_fork_children(int tid, int team_size)
+void bp_fork_children(const struct bp_go *from)
 {
+    int tid = from->tid, team_size = from->team_size;
     int first = 1, end = team_size;
     if (team_size >= BP_TREE_JOIN) {
         first = tree_children(tid, team_size, &end);
@@ -304,43 +326,43 @@ void bp_fork_children(int tid, int team_size)
     }
     if (first >= end)
         return;
-    const struct bp_slot *from = &bp_pool.slots[tid];
+    struct bp_team *team = from->team;
     int inline_ctx = from->ctx == from->inline_ctx;
     for (int i = first; i < end; i++) {
-        struct bp_slot *slot = &bp_pool.slots[i];
-        slot->run = from->run;
-        slot->ctx = inline_ctx ? memcpy(slot->inline_ctx, from->inline_ctx, BP_INLINE_CTX)
-                               : from->ctx;
-        slot->team_size = team_size;
-        slot->epoch_base = from->epoch_base;
-        slot->level = from->level;
-        slot->policy = from->policy;
-        slot->team_part_first = slot->part_first = from->team_part_first;
-        slot->team_part_count = slot->part_count = from->team_part_count;
-        if (from->policy == 4) /* spread divides the partition */
-            bp_place_partition(from->policy, i, team_size, &slot->part_first,
-                               &slot->part_count);
-        if (bp_tracing)
-            slot->trace_fn = from->trace_fn;
-        if (bp_profiling)
-            slot->fork_ns = from->fork_ns;
-        /* release: publishes the go block and every word its starter saw
-         * (thread 0's ICVs and episode words, transitively) */
-        bp_flag_publish(&slot->go, ++slot->go_count);
+        struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
+        struct bp_go *go = &slot->go;
+        go->run = from->run;
+        go->ctx = inline_ctx ? memcpy(go->inline_ctx, from->inline_ctx, BP_INLINE_CTX)
+                             : from->ctx;
+        go->team = team;
+        go->tid = i;
+        go->team_size = team_size;
+        go->epoch_base = from->epoch_base;
+        go->level = from->level;
+        int part_first = team->part_first, part_count = team->part_count;
+        if (team->policy == 4) /* spread divides the partition */
+            bp_place_partition(team->policy, i, team_size, &part_first, &part_count);
+        if (slot->part_first != part_first || slot->part_count != part_count) {
+            slot->part_first = part_first;
+            slot->part_count = part_count;
+        }
+        /* release: publishes the start block and every word its starter
+         * saw (thread 0's ICVs and episode words, transitively) */
+        bp_flag_publish(&go->flag, ++slot->go_count);
     }
     /* Then the sleepers: one fence for them all (wait.c). */
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = first; i < end; i++)
-        bp_flag_wake_sleepers(&bp_pool.slots[i].go);
+        bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
 }
 
-uint32_t bp_join_children(int tid, int team_size, uint32_t end)
+uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end)
 {
     uint32_t used = 0;
     int last;
     for (int c = tree_children(tid, team_size, &last); c < last; c++) {
-        bp_flag_wait(&bp_pool.slots[c].arrive, end);
-        used |= bp_pool.slots[c].used_shared; /* its subtree's, folded before it arrived */
+        bp_flag_wait(&team->members[c].arrive, end);
+        used |= team->members[c].used_shared; /* its subtree's, folded before it arrived */
     }
     return used;
 }
@@ -368,38 +390,42 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         serial_enter(t, &f->saved);
         return;
     }
-    /* Regions run one at a time; profiled ones, teams of one too, are timed
-     * inside fork_lock, so regions never overlap in time. A team nested in
-     * a profiled team of one runs inside its lock. */
-    if (!t->holds_fork_lock) {
+    /* Profiled outermost regions, teams of one too, are timed inside
+     * fork_lock, so that they never overlap in time; a team nested in a
+     * profiled team of one runs inside its lock. Other regions take no lock:
+     * each runs on a team of its own (team.c). */
+    if (bp_profiling && f->outermost && !t->holds_fork_lock) {
         bp_fork_lock();
         f->locked = 1;
-    }
-    if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
-        if (f->locked)
+        if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
             bp_fork_unlock();
-        f->locked = 0;
-        serial_enter(t, &f->saved);
-        return;
+            f->locked = 0;
+            serial_enter(t, &f->saved);
+            return;
+        }
     }
     f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
     if (f->outermost) {
         t->iters = 0;
         t->iters_counted = 0;
     }
+    f->team = NULL;
     if (team_size > 1) {
-        bp_pool_grow(team_size);
-        if (f->outermost && bp_config.pin && !bp_config.pin_caller)
-            bp_pool_follow_caller();
-        int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-        if (team_size > threads)
-            team_size = threads; /* fewer workers could be started */
+        int got = 1;
+        f->team = bp_team_take(t, t->level + 1, team_size, &got);
+        team_size = got; /* fewer when the pool could start no more workers */
+        if (team_size <= 1 && f->team != NULL) {
+            bp_team_put(t, f->team);
+            f->team = NULL;
+        }
+        if (f->team != NULL && f->outermost && bp_config.pin && !bp_config.pin_caller)
+            bp_pool_follow_caller(f->team);
         if (team_size > bp_pool.ncpus)
             warn_oversubscribed(team_size);
     }
     f->team_size = team_size;
     if (team_size > 1) {
-        team_enter(t, team_size, run, ctx, ctx_size, fn, f->start_ns, &f->saved);
+        team_enter(t, f, run, ctx, ctx_size);
     } else {
         serial_enter(t, &f->saved);
         if (bp_profiling && f->outermost)
@@ -413,6 +439,7 @@ void bp_fork_end(struct bp_fork_frame *f)
     int timed = bp_profiling && f->outermost && f->locked;
     if (f->team_size > 1) {
         team_leave(t, f);
+        bp_team_put(t, f->team);
     } else if (timed) {
         f->end_ns = bp_now_ns();
         f->wait_ns = f->wait_t0_ns = 0;

@@ -244,7 +244,9 @@ struct bp_loop {
     /* one is: see fork.c): its level (0: none), the thread's number in it */         \
     /* and its team size; every other enclosing level is a team of one */              \
     int act_level, act_tid, act_team;                                                  \
-    int part_first, part_count; /* the task's place partition; 0 places: all */
+    int part_first, part_count; /* the task's place partition; 0 places: all */ \
+    struct bp_team *team_ptr;     /* the team of the current region; NULL: none */   \
+    struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */
 struct team_state {
     BP_TEAM_STATE
 };
@@ -263,6 +265,9 @@ struct bp_steps_rec {
     int on;                   /* in a profiled outermost region: record */
 };
 
+/* Nesting levels at which a thread keeps the team it forked with (team.c). */
+enum { BP_HOT_LEVELS = 4 };
+
 /* Per-thread state, reached through thread-local storage. */
 struct bp_thread {
     union {
@@ -272,6 +277,9 @@ struct bp_thread {
         struct team_state team;
     };
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
+    /* the teams this thread forked with at levels 1..BP_HOT_LEVELS, kept
+     * for its next region there (team.c) */
+    struct bp_team *hot[BP_HOT_LEVELS];
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
     int icv_ready;        /* icv is set (else the initial values: bp_icv) */
     int gtid;             /* unique number of this thread, -1 until asked */
@@ -311,7 +319,9 @@ static inline struct bp_icv *bp_icv(struct bp_thread *t)
 /* A region between bp_fork_begin and bp_fork_end, on the caller's stack. */
 struct bp_fork_frame {
     int team_size;          /* 1: the region runs on the caller alone */
-    int locked;             /* took fork_lock (a team, or a profiled region) */
+    struct bp_team *team;   /* its team, when it has more than one thread */
+    int counted;            /* its threads are counted in the pool's busy threads */
+    int locked;             /* took fork_lock (a profiled outermost region) */
     int outermost;          /* forked outside any region: the profile times it */
     const void *fn;
     struct team_state saved;
@@ -695,8 +705,12 @@ void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk);
  * published pointer back after a barrier. The caller copies, then calls
  * bp_barrier before the data may change. */
 void *bp_copyprivate(struct bp_thread *t, void *data, int didit);
-/* Reset the team's loop state; by thread 0 before it starts a region. */
-void bp_loops_reset(void);
+/* A team's worksharing state: new (NULL when out of memory), reset by
+ * thread 0 after a region that used it, freed with its team. */
+struct bp_loops;
+struct bp_loops *bp_loops_new(void);
+void bp_loops_reset(struct bp_loops *loops);
+void bp_loops_free(struct bp_loops *loops);
 
 /* ---- sched.c ----------------------------------------------------------- */
 

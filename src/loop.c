@@ -13,8 +13,9 @@
  * k moves it from 0 to k + 1, sets the loop up, then sets `ready` to k + 1;
  * the others wait for that. Each thread leaves the loop when it finds no
  * chunk left; the last one to leave (left == team size) clears `left`,
- * `ready`, then `ticket`, which frees the slot. Regions run one at a time,
- * so one ring serves the pool; thread 0 clears it after a region that used it.
+ * `ready`, then `ticket`, which frees the slot. Each team has its ring
+ * (struct bp_loops, made with the team); thread 0 clears it after a region
+ * that used it.
  *
  * Dynamic chunks come from an atomic fetch-add on `next`; guided ones from a
  * compare-and-swap that takes max(chunk, remaining / (2 * team size)),
@@ -73,27 +74,45 @@ struct mem_block {
     alignas(16) unsigned char bytes[];
 };
 
-static struct bp_ws ring[BP_RING];
-static struct mem_block *_Atomic retired;
-static void *_Atomic copy_data; /* copyprivate: the single thread's data */
+struct bp_loops {
+    struct bp_ws ring[BP_RING];
+    alignas(BP_LINE) struct mem_block *_Atomic retired;
+    void *_Atomic copy_data; /* copyprivate: the single thread's data */
+};
 
-void bp_loops_reset(void)
+struct bp_loops *bp_loops_new(void)
+{
+    struct bp_loops *l = aligned_alloc(BP_LINE, sizeof(struct bp_loops));
+    if (l != NULL)
+        memset(l, 0, sizeof *l);
+    return l;
+}
+
+void bp_loops_reset(struct bp_loops *l)
 {
     /* no thread of the region runs now: every block can go */
-    for (struct mem_block *b = atomic_load_explicit(&retired, memory_order_relaxed), *next;
+    for (struct mem_block *b = atomic_load_explicit(&l->retired, memory_order_relaxed), *next;
          b != NULL; b = next) {
         next = b->next;
         free(b);
     }
-    atomic_store_explicit(&retired, NULL, memory_order_relaxed);
+    atomic_store_explicit(&l->retired, NULL, memory_order_relaxed);
     for (int i = 0; i < BP_RING; i++) {
-        free(ring[i].mem);
-        ring[i].mem = NULL;
-        atomic_store_explicit(&ring[i].ticket, 0, memory_order_relaxed);
-        atomic_store_explicit(&ring[i].ready.value, 0, memory_order_relaxed);
-        atomic_store_explicit(&ring[i].left, 0, memory_order_relaxed);
+        free(l->ring[i].mem);
+        l->ring[i].mem = NULL;
+        atomic_store_explicit(&l->ring[i].ticket, 0, memory_order_relaxed);
+        atomic_store_explicit(&l->ring[i].ready.value, 0, memory_order_relaxed);
+        atomic_store_explicit(&l->ring[i].left, 0, memory_order_relaxed);
     }
-    atomic_store_explicit(&copy_data, NULL, memory_order_relaxed);
+    atomic_store_explicit(&l->copy_data, NULL, memory_order_relaxed);
+}
+
+void bp_loops_free(struct bp_loops *l)
+{
+    if (l == NULL)
+        return;
+    bp_loops_reset(l);
+    free(l);
 }
 
 void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk)
@@ -150,7 +169,7 @@ static struct mem_block *shared_mem(size_t mem_size, int nth)
 
 /* The slot's block from its construct before: freed when every thread of
  * that construct has ended it, else retired until the region's end. */
-static void retire(struct bp_ws *ws)
+static void retire(struct bp_loops *loops, struct bp_ws *ws)
 {
     struct mem_block *b = ws->mem;
     if (b == NULL)
@@ -161,9 +180,10 @@ static void retire(struct bp_ws *ws)
         free(b);
         return;
     }
-    b->next = atomic_load_explicit(&retired, memory_order_relaxed);
+    b->next = atomic_load_explicit(&loops->retired, memory_order_relaxed);
     /* release: publishes b->next to the region's end, which frees the list */
-    while (!atomic_compare_exchange_weak_explicit(&retired, &b->next, b, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(&loops->retired, &b->next, b,
+                                                  memory_order_release,
                                                   memory_order_relaxed))
         ;
 }
@@ -209,7 +229,7 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
         return l->own_mem;
     }
     uint32_t k = t->constructs++;
-    struct bp_ws *ws = &ring[k % BP_RING];
+    struct bp_ws *ws = &t->team_loops->ring[k % BP_RING];
     l->ws = ws;
     for (;;) {
         uint32_t expected = 0;
@@ -220,7 +240,7 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
             ws->nth = t->team_size;
             ws->sched = l->sched;
             ws->chunk = l->chunk;
-            retire(ws);
+            retire(t->team_loops, ws);
             ws->mem = mem_size ? shared_mem(mem_size, t->team_size) : NULL;
             atomic_store_explicit(&ws->next, empty ? last + 1 : 0, memory_order_relaxed);
             atomic_store_explicit(&ws->turn.value, 0, memory_order_relaxed);
@@ -410,7 +430,7 @@ void *bp_copyprivate(struct bp_thread *t, void *data, int didit)
         return data;
     if (didit)
         /* relaxed: published by the barrier */
-        atomic_store_explicit(&copy_data, data, memory_order_relaxed);
+        atomic_store_explicit(&t->team_loops->copy_data, data, memory_order_relaxed);
     bp_barrier(t);
-    return atomic_load_explicit(&copy_data, memory_order_relaxed);
+    return atomic_load_explicit(&t->team_loops->copy_data, memory_order_relaxed);
 }

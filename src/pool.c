@@ -1,29 +1,28 @@
-/* pool.c: the thread pool's threads. They are started by the first region
- * that needs them and kept, worker i bound to the i-th place after its
- * first caller's; the caller of a region is its thread 0 (fork.c makes
- * teams of them, barrier.c synchronises them). Regions run one at a time.
+/* pool.c: the thread pool's threads. They are started when a team needs
+ * them and kept, worker i bound to the i-th place after its first caller's;
+ * the caller of a region is its thread 0 (team.c carves teams out of the
+ * workers, fork.c starts and joins them, barrier.c synchronises them).
+ * The pool knows no teams: a worker runs what its start block says.
  *
- * Slots. Slot i (1 <= i < threads) belongs to worker i and holds two hot
- * blocks of BP_LINE bytes (and a cold one for its pthread handle):
- *   go:     written by the forker, read by worker i. go.value counts the
- *           regions slot i was asked to join; beside it is all the worker
- *           needs to start (function, context or a copy of it, team size,
- *           first episode), so one cache miss starts it. Worker i waits for
- *           go.value == regions seen + 1; run == NULL tells it to stop.
- *   arrive: written by worker i, read by thread 0. arrive.value is the last
- *           episode worker i reached (a reduction or the join);
- *           `reduce_data` beside it is its contribution to a reduction.
- * Slot 0's go and arrive are unused: whoever forks is thread 0.
+ * Slots. Slot i (1 <= i < threads) belongs to worker i. Its first line is
+ * the start block (struct bp_go, team.h), written by whoever starts the
+ * worker and read by it: go.flag counts the regions the worker was asked
+ * to join, and beside it is all it needs to start (function, context or a
+ * copy of it, team, number, team size, first episode), so one cache miss
+ * starts it. Worker i waits for go.flag == regions seen + 1; run == NULL
+ * tells it to stop. Its second line holds what changes rarely (its place
+ * and place partition), its third the pthread handle and the starter's
+ * counter. Slot 0 is unused: whoever forks is thread 0.
  *
- * Locks. fork_lock is held by thread 0 for a whole region: it serialises
- * regions from different application threads and guards pool growth,
- * `threads`, the go counters and the caller's pinning. A region's code must
- * therefore not wait for another thread that starts a region of its own: that
- * region waits for this one to end.
+ * Locks. workers_lock guards starting workers, `threads`, and the set of
+ * idle ones (a bitmap); team.c reserves workers under it, a few at a time,
+ * and holds them. fork_lock is held for the whole of a profiled outermost
+ * region (the profile accounts regions one after the other) and by the
+ * profile's API; unprofiled regions take no lock.
  *
- * fork(). The child has only the thread that called fork(): an atfork handler
- * takes fork_lock around fork() (so no region is half-started in the child)
- * and empties the child's pool, which regrows at its next region. */
+ * fork(). The child has only the thread that called fork(): the atfork
+ * handlers hold the locks around fork() (so no team is half-made in the
+ * child) and empty the child's pool, which regrows at its next region. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -39,6 +38,7 @@
 
 struct bp_pool bp_pool = {
     .fork_lock = PTHREAD_MUTEX_INITIALIZER,
+    .workers_lock = PTHREAD_MUTEX_INITIALIZER,
     .init_once = PTHREAD_ONCE_INIT,
     .threads = 1,
 };
@@ -78,17 +78,21 @@ static int atfork_locked; /* the forking thread holds fork_lock for fork() */
 
 static void atfork_prepare(void)
 {
-    /* Inside a region this thread may hold fork_lock already, or its thread 0
-     * does and waits for it: fork() from a region gives a child that must not
-     * start regions (as with libgomp). */
+    /* Inside a profiled region this thread may hold fork_lock already, or
+     * its thread 0 does and waits for it: fork() from a region gives a
+     * child that must not start regions (as with libgomp). */
     if (bp_tls.level == 0) {
         bp_fork_lock();
         atfork_locked = 1;
     }
+    bp_teams_lock();
+    pthread_mutex_lock(&bp_pool.workers_lock);
 }
 
 static void atfork_parent(void)
 {
+    pthread_mutex_unlock(&bp_pool.workers_lock);
+    bp_teams_unlock();
     if (atfork_locked) {
         atfork_locked = 0;
         bp_fork_unlock();
@@ -101,18 +105,17 @@ static void atfork_child(void)
     atfork_locked = 0;
     bp_tls.holds_fork_lock = 0;
     pthread_mutex_init(&bp_pool.fork_lock, NULL);
+    pthread_mutex_init(&bp_pool.workers_lock, NULL);
     size_t used = (size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
     atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
-    atomic_store_explicit(&bp_pool.reduce_arrived, 0, memory_order_relaxed);
-    /* fork() from a serialized region may copy another thread's region
-     * half-way through its loops and singles */
-    bp_loops_reset();
-    atomic_store_explicit(&bp_pool.singles_claimed, 0, memory_order_relaxed);
+    atomic_store_explicit(&bp_pool.busy_threads, 0, memory_order_relaxed);
+    if (bp_pool.idle != NULL)
+        memset(bp_pool.idle, 0, (used + 63) / 64 * sizeof *bp_pool.idle);
+    bp_teams_fork_child(); /* the teams' workers did not come along */
     bp_wait_fork_child();
     bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
     atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
-    memset(&bp_pool.release, 0, sizeof bp_pool.release);
     bp_profile_fork_child(); /* the parent reports its own regions */
     if (bp_tracing)
         bp_trace_free(&bp_tls); /* and writes its own trace */
@@ -123,9 +126,6 @@ static void atfork_child(void)
                 bp_steps_worker_free((struct bp_step_rec *)bp_pool.slots[i].steps_rec);
         memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
     }
-    if (bp_pool.rounds != NULL)
-        memset(bp_pool.rounds, 0, sizeof(struct bp_round) * used * (size_t)bp_pool.nrounds);
-    bp_pool.epoch = bp_pool.refreshed = 0;
 }
 
 /* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
@@ -168,17 +168,12 @@ static void pool_init(void)
         def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
     if (def > max)
         def = max;
-    int nrounds = 0;
-    while ((1 << nrounds) < max)
-        nrounds++;
-    bp_pool.nrounds = nrounds > 0 ? nrounds : 1;
-    /* Room for the largest team, reserved and not committed: a page is
-     * backed once a thread of its slots has started. */
+    /* Room for every worker the pool may have, reserved and not committed:
+     * a page is backed once a thread of its slots has started. */
     bp_pool.slots_bytes = sizeof(struct bp_slot) * (size_t)max;
-    bp_pool.rounds_bytes = sizeof(struct bp_round) * (size_t)max * (size_t)bp_pool.nrounds;
     bp_pool.slots = reserve(bp_pool.slots_bytes);
-    bp_pool.rounds = reserve(bp_pool.rounds_bytes);
-    if (places_failed || bp_pool.slots == NULL || bp_pool.rounds == NULL) {
+    bp_pool.idle = calloc(((size_t)max + 63) / 64, sizeof *bp_pool.idle);
+    if (places_failed || bp_pool.slots == NULL || bp_pool.idle == NULL) {
         bp_warn("out of memory starting the pool; regions run on one thread");
         max = def = 1;
     }
@@ -248,9 +243,8 @@ void bp_pool_wait_stats_reset(void)
 
 void bp_pool_test_set_epoch(uint64_t epoch)
 {
-    bp_pool_lock();
-    bp_pool.epoch = epoch;
-    bp_pool_unlock();
+    bp_pool_ensure_init();
+    bp_teams_test_set_epoch(epoch);
 }
 
 int bp_max_team(void)
@@ -323,7 +317,7 @@ static int worker_place(int i)
  * and is left as it is. Only the thread that started the pool is followed:
  * two application threads forking in turn from different CPUs would
  * otherwise swap a worker back and forth at every region. */
-void bp_pool_follow_caller(void)
+void bp_pool_follow_caller(struct bp_team *team)
 {
     if (bp_pool.first_caller != &bp_tls)
         return; /* another application thread's region: see above */
@@ -335,8 +329,8 @@ void bp_pool_follow_caller(void)
     int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
     if (p < 0 || p == bp_pool.caller_place || threads > bp_pool.ncpus)
         return;
-    for (int i = 1; i < threads; i++) {
-        struct bp_slot *slot = &bp_pool.slots[i];
+    for (int i = 1; i < team->cap; i++) { /* its own team's workers, all idle */
+        struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
         if (slot->place != p)
             continue;
         /* the next go publishes slot->place to the worker */
@@ -357,6 +351,7 @@ static void *worker_main(void *arg)
     snprintf(name, sizeof name, "buddypool-%u", (unsigned)id % 100000u);
     (void)pthread_setname_np(pthread_self(), name);
     struct bp_slot *slot = &bp_pool.slots[id];
+    struct bp_go *go = &slot->go;
     struct bp_thread *t = &bp_tls;
     t->pool_id = id;
     t->wait_stats = &slot->wait_stats;
@@ -369,96 +364,91 @@ static void *worker_main(void *arg)
     uint32_t seen = 0;
     for (;;) {
         t->slept = 0;
-        bp_flag_wait(&slot->go, seen + 1);
+        bp_flag_wait(&go->flag, seen + 1);
         seen++;
+        /* the start block, written before the flag's release store */
+        bp_run_fn run = go->run;
+        if (run == NULL)
+            break;
+        struct bp_team *team = go->team;
+        int tid = go->tid, team_size = go->team_size;
+        struct bp_member *me = &team->members[tid];
         int64_t woke_ns = 0;
         if (bp_profiling) {
             int slept = t->slept;
             if (slept || bp_tracing)
                 woke_ns = bp_now_ns();
             /* relaxed: published by the join's release */
-            atomic_store_explicit(&slot->woke_late_ns, slept ? woke_ns - slot->fork_ns : -1,
+            atomic_store_explicit(&me->woke_late_ns, slept ? woke_ns - team->fork_ns : -1,
                                   memory_order_relaxed);
         }
-        /* the go block, written before the go flag's release store */
-        bp_run_fn run = slot->run;
-        if (run == NULL)
-            break;
-        if (slot->team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
-            bp_fork_children(id, slot->team_size);
-        t->tid = id;
-        t->team_size = slot->team_size;
-        t->level = slot->level;
+        if (team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
+            bp_fork_children(go);
+        t->tid = tid;
+        t->team_size = team_size;
+        t->team_ptr = team;
+        t->team_loops = team->loops;
+        t->level = go->level;
         t->active_level = 1;
-        t->act_level = slot->level;
-        t->act_tid = id;
-        t->act_team = slot->team_size;
+        t->act_level = go->level;
+        t->act_tid = tid;
+        t->act_team = team_size;
         t->part_first = slot->part_first;
         t->part_count = slot->part_count;
         t->place = slot->place;
-        t->epoch = slot->epoch_base;
+        t->epoch = go->epoch_base;
         t->singles = 0;
         t->constructs = 0;
         /* a new implicit task: the team's ICVs, published with the go */
-        bp_task_icvs(t, &bp_pool.team_icv);
+        bp_task_icvs(t, &team->icv);
         t->wait_ns = 0;
         t->iters = 0;
         t->iters_counted = 0;
         if (bp_profiling) /* a worker's own time before its rest episodes is not used */
             bp_steps_begin(t, 0);
-        run(id, slot->ctx);
+        run(tid, go->ctx);
         if (bp_profiling) {
             int64_t joined_ns = bp_now_ns();
             if (bp_tracing)
-                bp_trace_event(t, BP_TRACE_REGION, slot->trace_fn, woke_ns, joined_ns);
+                bp_trace_event(t, BP_TRACE_REGION, team->trace_fn, woke_ns, joined_ns);
             /* relaxed: published by the join's release in bp_flag_set */
-            atomic_store_explicit(&slot->joined_ns, joined_ns, memory_order_relaxed);
-            atomic_store_explicit(&slot->wait_ns, t->wait_ns, memory_order_relaxed);
-            atomic_store_explicit(&slot->iters,
-                                  t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED,
+            atomic_store_explicit(&me->joined_ns, joined_ns, memory_order_relaxed);
+            atomic_store_explicit(&me->wait_ns, t->wait_ns, memory_order_relaxed);
+            atomic_store_explicit(&me->iters, t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED,
                                   memory_order_relaxed);
             if (t->barriers > (uint32_t)bp_config.profile_steps) {
-                slot->rest_wait_ns = t->steps.rest_wait_ns;
-                slot->rest_work_ns = t->steps.rest_work_ns;
+                me->rest_wait_ns = t->steps.rest_wait_ns;
+                me->rest_work_ns = t->steps.rest_work_ns;
             }
             bp_steps_end(t);
         }
-        int team = t->team_size;
         t->level = 0;
         t->active_level = 0;
         t->act_level = 0;
         t->tid = 0;
         t->team_size = 1;
+        t->team_ptr = NULL;
+        t->team_loops = NULL;
         uint32_t end = (uint32_t)++t->epoch;
         uint32_t used = t->constructs | t->singles;
-        if (team >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
-            used |= bp_join_children(id, team, end);
-        slot->used_shared = used;
-        /* the join, publishing used_shared */
-        bp_flag_set(&slot->arrive, end);
+        if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
+            used |= bp_join_children(team, tid, team_size, end);
+        me->used_shared = used;
+        /* the join, publishing used_shared; the team is not touched after */
+        bp_flag_set(&me->arrive, end);
     }
     bp_steps_worker_free(t->steps.rec);
     t->steps.rec = NULL;
     return NULL;
 }
 
-/* Slot i's episode words (its arrive and its barrier rounds) at epoch;
- * no thread reads them until a go publishes them (or thread creation). */
-void bp_set_slot_words(int i, uint32_t epoch)
-{
-    /* relaxed: published as above */
-    atomic_store_explicit(&bp_pool.slots[i].arrive.value, epoch, memory_order_relaxed);
-    for (int k = 0; k < bp_pool.nrounds; k++)
-        atomic_store_explicit(&bp_pool.rounds[i * bp_pool.nrounds + k].flag.value, epoch,
-                              memory_order_relaxed);
-}
-
-/* Start workers up to `want` threads in all. Called under fork_lock. */
-void bp_pool_grow(int want)
+/* Start workers up to `want` threads in all; workers_lock held. */
+static void pool_grow(int want)
 {
     int have = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-    if (want > bp_max_team())
-        want = bp_max_team();
+    int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    if (want > max)
+        want = max;
     if (have >= want)
         return;
     /* The first start: the caller keeps the place of the CPU it is running
@@ -477,12 +467,9 @@ void bp_pool_grow(int want)
     pthread_attr_init(&attr);
     for (int i = have; i < want; i++) {
         struct bp_slot *slot = &bp_pool.slots[i];
-        /* A new worker starts from seen == 0, its episode words at the
-         * current episode like every other slot's (thread creation
-         * publishes them). */
-        atomic_store_explicit(&slot->go.value, 0, memory_order_relaxed);
+        /* A new worker starts from seen == 0 (thread creation publishes it). */
+        atomic_store_explicit(&slot->go.flag.value, 0, memory_order_relaxed);
         slot->go_count = 0;
-        bp_set_slot_words(i, (uint32_t)bp_pool.epoch);
         slot->place = bp_config.pin ? worker_place(i) : -1;
         if (bp_config.pin)
             pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), bp_place_set(slot->place));
@@ -513,6 +500,35 @@ void bp_pool_grow(int want)
     pthread_attr_destroy(&attr);
 }
 
+int bp_workers_reserve(int n, int *ids)
+{
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    int got = 0;
+    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    for (int w = 1; w < threads && got < n; w++) { /* idle ones, lowest first */
+        uint64_t bit = (uint64_t)1 << (w % 64);
+        if (bp_pool.idle[w / 64] & bit) {
+            bp_pool.idle[w / 64] &= ~bit;
+            ids[got++] = w;
+        }
+    }
+    if (got < n && !atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
+        pool_grow(threads + n - got);
+        int now = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+        for (int w = threads; w < now; w++)
+            ids[got++] = w;
+    }
+    pthread_mutex_unlock(&bp_pool.workers_lock);
+    return got;
+}
+
+void bp_workers_release(int w)
+{
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    bp_pool.idle[w / 64] |= (uint64_t)1 << (w % 64);
+    pthread_mutex_unlock(&bp_pool.workers_lock);
+}
+
 /* Stop and join the workers before the library's code goes away (dlclose)
  * or the process exits, and print the profile. Regions that start later run
  * on their caller alone. Joining is skipped where it cannot finish: when the
@@ -522,9 +538,9 @@ void bp_pool_grow(int want)
  * exit the kernel ends those threads. */
 __attribute__((destructor)) static void pool_shutdown(void)
 {
-    /* release: pairs with the acquire in bp_fork; from now on regions run
-     * serially */
-    atomic_store_explicit(&bp_pool.shut_down, 1, memory_order_release);
+    /* seq_cst: pairs with the acquire in bp_fork, and with the team's
+     * state in bp_team_take (team.c); from now on regions run serially */
+    atomic_store_explicit(&bp_pool.shut_down, 1, memory_order_seq_cst);
     /* A process that never used the runtime (a wrapper such as `timeout`
      * under the same environment) has nothing to stop and nothing to say. */
     if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
@@ -538,7 +554,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 1;
-    if (bp_tls.level > 0 || pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0) {
+    if (bp_tls.level > 0 || !bp_teams_stop(&deadline) ||
+        pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0) {
         if (bp_profiling)
             bp_warn("profile not reported: a region was still running when the pool shut "
                     "down");
@@ -546,12 +563,15 @@ __attribute__((destructor)) static void pool_shutdown(void)
         return;
     }
     bp_tls.holds_fork_lock = 1;
+    /* every team is out of use: no worker runs, none is started again */
+    pthread_mutex_lock(&bp_pool.workers_lock);
     int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
     for (int i = 1; i < threads; i++) {
         struct bp_slot *slot = &bp_pool.slots[i];
-        slot->run = NULL;
-        bp_flag_set(&slot->go, ++slot->go_count);
+        slot->go.run = NULL;
+        bp_flag_set(&slot->go.flag, ++slot->go_count);
     }
+    pthread_mutex_unlock(&bp_pool.workers_lock);
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
     bp_profile_report(1);
@@ -567,11 +587,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     bp_pool.prof_iters = NULL;
     bp_pool.prof_joined = NULL;
     bp_pool.prof_steps = NULL;
-    if (bp_pool.rounds != NULL)
-        munmap(bp_pool.rounds, bp_pool.rounds_bytes);
     bp_places_free();
     bp_pool.slots = NULL;
-    bp_pool.rounds = NULL;
     atomic_store_explicit(&bp_pool.max_threads, 1, memory_order_relaxed);
     if (atomic_load_explicit(&bp_pool.caller_pinned, memory_order_acquire) &&
         pthread_equal(bp_pool.caller_thread, pthread_self())) {

@@ -12,54 +12,34 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "team.h"
 
 struct bp_slot {
-    /* What the worker needs first comes first: with a context of up to 32
-     * bytes (a kmp microtask with two arguments) it is one 64-byte line. */
-    alignas(BP_LINE) struct bp_flag go;
-    bp_run_fn run;        /* NULL: stop */
-    void *ctx;            /* the region's context, or inline_ctx */
-    int team_size;
-    uint32_t epoch_base;
-    alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
-    int level;            /* the region's nesting level */
-    int part_first, part_count; /* the worker's place partition (0 places: all) */
-    int place;            /* the place it is bound to, -1 none (bp_pool_follow_caller) */
-    alignas(BP_LINE) struct bp_flag arrive;
-    void *_Atomic reduce_data;
-    uint32_t used_shared; /* the worker met loops or singles in the region */
-    _Atomic int64_t wait_ns;   /* profiling: the worker's barrier waits in the region */
-    _Atomic int64_t joined_ns; /* profiling: when the worker reached the join */
-    _Atomic uint64_t iters;    /* profiling: the worker's loop iterations in the region */
-    _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
+    /* The worker's start block: written by whoever starts it (its team's
+     * thread 0, or its parent in a large team's fork tree), read by it. */
+    alignas(BP_LINE) struct bp_go go;
+    /* Read by the worker at each start, written by its starter only when
+     * they change: its place partition (0 places: all) and the place it is
+     * bound to (-1 none; bp_pool_follow_caller moves it). */
+    alignas(BP_LINE) int part_first, part_count;
+    int place;
+    const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
     alignas(BP_LINE) pthread_t thread;
-    uint32_t go_count; /* starter's copy of go.value: see bp_fork_children */
-    /* Written by the starter too, read only by a worker that starts others
-     * (a large team's fork tree): */
-    int policy;        /* the region's bind policy (4: spread divides team_part) */
-    int team_part_first, team_part_count; /* thread 0's partition */
+    uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
     int64_t fork_ns;      /* profiling: when the region's fork began */
-    const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
     alignas(BP_LINE) struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
-    /* profiling: its episodes past the step bound, written (and read at the
-     * join) only in a region that had such episodes: off the join's line */
-    int64_t rest_wait_ns, rest_work_ns;
 };
-_Static_assert(offsetof(struct bp_slot, arrive) == BP_LINE,
-               "a slot's go block is one BP_LINE");
-
-/* A dissemination barrier flag, alone in its lines. */
-struct bp_round {
-    alignas(BP_LINE) struct bp_flag flag;
-};
+_Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
+               "a slot's start block is one BP_LINE");
 
 struct bp_pool {
-    pthread_mutex_t fork_lock;
+    pthread_mutex_t fork_lock;   /* profiled regions, one at a time; the profile API */
+    pthread_mutex_t workers_lock; /* starting workers, reserving and freeing them */
     pthread_once_t init_once;
     _Atomic int max_threads;     /* cap: the limits, else BP_MAX_THREADS */
     int default_team;            /* allowed CPUs, lowered by the limits */
-    _Atomic int threads;         /* started, slot 0 included; grows under fork_lock */
+    _Atomic int threads;         /* started, slot 0 included; grows under workers_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     _Atomic int started;         /* pool_init has run */
     int ncpus;                   /* CPUs the process may run on */
@@ -71,27 +51,17 @@ struct bp_pool {
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
-    struct bp_slot *slots;       /* max_threads of them (reserve) */
-    size_t slots_bytes, rounds_bytes;
+    struct bp_slot *slots;       /* max_threads of them (reserve); slot 0 unused */
+    size_t slots_bytes;
+    uint64_t *idle;              /* bit w: worker w is started and in no team */
+    /* Teams running now, counted once two teams exist (a hint to waits:
+     * more threads in regions than CPUs makes every waiter polite) */
+    _Atomic int teams_made;      /* teams ever made, to 2 */
+    _Atomic int busy_threads;    /* threads in running teams, while counted */
     int64_t *prof_wait;          /* profiling: per thread, the region's waits */
     uint64_t *prof_iters;        /* profiling: per thread, the region's iterations */
     int64_t *prof_joined;        /* profiling: per thread, its arrival at the join */
     struct bp_step_view *prof_steps; /* profiling: per thread, its episodes */
-    struct bp_round *rounds;     /* slot i's round-k flag: rounds[i * nrounds + k] */
-    int nrounds;                 /* ceil(log2(max_threads)) */
-    uint64_t epoch;              /* episodes so far, under fork_lock */
-    uint64_t refreshed;          /* the episode when words were last brought up */
-    /* The ICVs the implicit tasks of the running region start with, under
-     * fork_lock: written by thread 0 before the go stores publish it, and
-     * only when they change, so the workers' copies of the line stay valid
-     * from region to region. */
-    alignas(BP_LINE) struct bp_icv team_icv;
-    /* single constructs claimed in the running region: the k-th single of a
-     * region is run by the thread that moves it from k - 1 to k */
-    alignas(BP_LINE) _Atomic uint32_t singles_claimed;
-    /* threads arrived at the running nowait reduction; 0 between them */
-    alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
-    alignas(BP_LINE) struct bp_flag release;
 };
 
 /* The one pool (pool.c). */
@@ -112,24 +82,25 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
 
 /* Start the pool's configuration once (threads start with regions). */
 void bp_pool_ensure_init(void);
+/* Reserve up to n workers for a team into ids (idle ones, lowest numbers
+ * first, then new ones); how many it got, fewer when no more can start. */
+int bp_workers_reserve(int n, int *ids);
+/* Worker w is in no team any more. */
+void bp_workers_release(int w);
 /* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
- * fan-out BP_JOIN_FANOUT (fork.c). bp_fork_children: thread tid, its go
- * block read (thread 0's is slot 0's, never published), copies it to its
- * children's slots and starts them. bp_join_children: thread tid waits for
- * its children's arrive == end and returns what they used (used_shared,
- * their subtrees' included). */
+ * fan-out BP_JOIN_FANOUT (fork.c). bp_fork_children: thread `from->tid`,
+ * its start block read (thread 0's is its team's go0, never published),
+ * copies it to its children's slots and starts them. bp_join_children:
+ * thread tid waits for its children's arrive == end and returns what they
+ * used (used_shared, their subtrees' included). */
 enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
-void bp_fork_children(int tid, int team_size);
-uint32_t bp_join_children(int tid, int team_size, uint32_t end);
+void bp_fork_children(const struct bp_go *from);
+uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end);
 /* fork_lock, with the holding thread marked in its own state. */
 void bp_fork_lock(void);
 void bp_fork_unlock(void);
-/* Start workers up to `want` threads in all; fork_lock held. */
-void bp_pool_grow(int want);
 /* The default placement follows an unbound caller that moved onto a
- * worker's CPU; fork_lock held, before an outermost team's fork. */
-void bp_pool_follow_caller(void);
-/* Slot i's episode words at epoch (published by the next go). */
-void bp_set_slot_words(int i, uint32_t epoch);
+ * worker's CPU; before an outermost fork, on the team it takes. */
+void bp_pool_follow_caller(struct bp_team *team);
 
 #endif

@@ -15,8 +15,8 @@
  *            (the test moves it there) swaps places with w at the next
  *            region: w is bound to the CPU the caller left, and still no
  *            two threads share a CPU; moved back, they swap back. Another
- *            application thread's region, forked from w's CPU, moves no
- *            worker (only the thread that started the pool is followed).
+ *            application thread's region, forked from w's CPU, runs on
+ *            workers of its own and moves none of the first thread's.
  *   unbound  (OMP_PROC_BIND=false) nobody is pinned: every thread keeps the
  *            process's mask.
  *
@@ -168,7 +168,11 @@ int main(int argc, char **argv)
         CHECK_EQ(pthread_create(&other, NULL, other_caller, &w1), 0);
         CHECK_EQ(pthread_join(other, NULL), 0);
         CHECK_EQ(seen.cpu[0], w1);
-        CHECK_EQ(only_cpu(&seen.mask[1]), w1); /* not followed */
+        /* the other thread's region ran on workers of its own and moved
+         * none of this thread's: its worker 1 is where it was */
+        CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
+        CHECK_EQ(seen.cpu[0], start);
+        CHECK_EQ(only_cpu(&seen.mask[1]), w1);
         CHECK_EQ(pthread_setaffinity_np(pthread_self(), sizeof mask0, &mask0), 0);
     } else if (strcmp(mode, "unbound") == 0) {
         CHECK_EQ(buddypool_parallel(0, look, &seen), 0);

@@ -1,0 +1,121 @@
+/* team.h: the types of a team and of a worker's start block, shared by the
+ * files that run teams: team.c (carving teams out of the pool's workers),
+ * fork.c (fork and join), barrier.c (barrier, reductions, single) and
+ * pool.c (the workers, which run what their start block says). */
+#ifndef BUDDYPOOL_TEAM_H
+#define BUDDYPOOL_TEAM_H
+
+#include <stdalign.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+struct bp_team;
+
+/* What a thread needs to start its part of a region, in one BP_LINE: the
+ * flag it waits on, then everything else, a context of up to BP_INLINE_CTX
+ * bytes included, so that one cache miss starts it. A worker's is in its
+ * slot; thread 0's is in its team (team->go0), where bp_fork_children
+ * copies it from. */
+struct bp_go {
+    struct bp_flag flag;   /* a worker's: the regions it was asked to join */
+    bp_run_fn run;         /* NULL: stop */
+    void *ctx;             /* the region's context, or inline_ctx */
+    struct bp_team *team;
+    int tid;               /* the thread's number in the team */
+    uint32_t epoch_base;   /* the team's episode count at the fork */
+    int team_size;
+    int level;             /* the region's nesting level */
+    alignas(16) unsigned char inline_ctx[BP_INLINE_CTX];
+};
+_Static_assert(sizeof(struct bp_go) == BP_LINE, "a start block is one BP_LINE");
+
+/* A team thread's words, in lines of their own: written by that thread
+ * (thread 0 never arrives), read by thread 0 or its parent in the join
+ * tree. */
+struct bp_member {
+    alignas(BP_LINE) struct bp_flag arrive; /* the last episode it reached */
+    void *_Atomic reduce_data;              /* its contribution to a reduction */
+    uint32_t used_shared;      /* it met loops or singles in the region */
+    int worker;                /* its pool worker; 0 for thread 0 */
+    _Atomic int64_t wait_ns;   /* profiling: its barrier waits in the region */
+    _Atomic int64_t joined_ns; /* profiling: when it reached the join */
+    _Atomic uint64_t iters;    /* profiling: its loop iterations in the region */
+    _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
+    /* profiling: its episodes past the step bound, written (and read at the
+     * join) only in a region that had such episodes */
+    int64_t rest_wait_ns, rest_work_ns;
+};
+
+/* A dissemination barrier flag, alone in its lines. */
+struct bp_round {
+    alignas(BP_LINE) struct bp_flag flag;
+};
+
+/* The states of a team (team.c). */
+enum { BP_TEAM_IDLE = 0, BP_TEAM_RUNNING = 1, BP_TEAM_TAKEN = 2 };
+
+struct bp_team {
+    /* The owner's line: written at every fork and join by the thread that
+     * forks with the team (its owner), by others only at shutdown, fork()
+     * and when the pool runs out of workers (team.c). */
+    alignas(BP_LINE) _Atomic int state; /* BP_TEAM_*: the fork moves IDLE to RUNNING */
+    uint64_t epoch;            /* episodes so far, counted by thread 0 */
+    uint64_t refreshed;        /* the episode when its words were last brought up */
+    /* Read by every thread of a region, written only when the team is made
+     * or grows (and its list links, under team.c's lock), or when the
+     * values change: the workers' copies of the line stay valid from one
+     * region to the next. */
+    alignas(BP_LINE) int cap;  /* threads: thread 0 and cap - 1 reserved workers */
+    int nrounds;               /* barrier rounds of a team of cap */
+    int level;                 /* the nesting level of the regions it runs */
+    struct bp_member *members; /* cap of them, member i is thread i */
+    struct bp_round *rounds;   /* thread i's round-k flag: rounds[i * nrounds + k] */
+    struct bp_loops *loops;    /* the worksharing constructs' shared state (loop.c) */
+    struct bp_thread *owner;
+    struct bp_team *next, *prev; /* every team (team.c's list) */
+    /* the ICVs the implicit tasks start with, the bind policy and thread
+     * 0's place partition (a large team's fork tree divides it) */
+    struct bp_icv icv;
+    int policy;
+    int part_first, part_count;
+    /* thread 0's start block, copied to its children by bp_fork_children */
+    alignas(BP_LINE) struct bp_go go0;
+    /* profiling: the region's function (tracing) and its fork's time */
+    alignas(BP_LINE) const void *trace_fn;
+    int64_t fork_ns;
+    /* single constructs claimed in the running region: the k-th single of a
+     * region is run by the thread that moves it from k - 1 to k */
+    alignas(BP_LINE) _Atomic uint32_t singles_claimed;
+    /* threads arrived at the running nowait reduction; 0 between them */
+    alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
+    alignas(BP_LINE) struct bp_flag release;
+};
+_Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
+               "a team's read-mostly fields fit one BP_LINE");
+
+/* A team for a region at `level` forked by t with up to `want` threads
+ * (want >= 2), in state RUNNING: t's team of that level when it has room,
+ * else one carved out of the pool's idle workers, the pool grown when too
+ * few are idle. It may have fewer threads than asked (*got) when the pool
+ * cannot start more. NULL when the pool is shut down: the region runs on
+ * t alone. */
+struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got);
+/* The region is over and every member has arrived: the team is idle, kept
+ * for t's next region at its level. */
+void bp_team_put(struct bp_thread *t, struct bp_team *team);
+/* Bring every episode word of the team up to the current episode (fork.c,
+ * at the fork 2^30 episodes after the last refresh); no region runs. */
+void bp_team_refresh_words(struct bp_team *team);
+/* Shutdown: take every team out of use, waiting for running ones until
+ * the deadline (CLOCK_REALTIME); 0 if one still runs then. */
+int bp_teams_stop(const struct timespec *deadline);
+/* The child of fork(): no team's workers exist there. */
+void bp_teams_fork_child(void);
+/* atfork: hold the list of teams around fork(). */
+void bp_teams_lock(void);
+void bp_teams_unlock(void);
+/* Tests only: move every idle team's episode count (bp_pool_test_set_epoch). */
+void bp_teams_test_set_epoch(uint64_t epoch);
+
+#endif
