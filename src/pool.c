@@ -434,8 +434,10 @@ static void *worker_main(void *arg)
         if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
             used |= bp_join_children(team, tid, team_size, end);
         me->used_shared = used;
-        /* the join, publishing used_shared; the team is not touched after */
+        /* the join, publishing used_shared */
         bp_flag_set(&me->arrive, end);
+        /* release: the team is not touched after this (bp_pool_quiesce) */
+        atomic_store_explicit(&slot->go_done, seen, memory_order_release);
     }
     bp_steps_worker_free(t->steps.rec);
     t->steps.rec = NULL;
@@ -469,6 +471,7 @@ static void pool_grow(int want)
         struct bp_slot *slot = &bp_pool.slots[i];
         /* A new worker starts from seen == 0 (thread creation publishes it). */
         atomic_store_explicit(&slot->go.flag.value, 0, memory_order_relaxed);
+        atomic_store_explicit(&slot->go_done, 0, memory_order_relaxed);
         slot->go_count = 0;
         slot->place = bp_config.pin ? worker_place(i) : -1;
         if (bp_config.pin)
@@ -520,6 +523,14 @@ int bp_workers_reserve(int n, int *ids)
     }
     pthread_mutex_unlock(&bp_pool.workers_lock);
     return got;
+}
+
+void bp_pool_quiesce(int w)
+{
+    struct bp_slot *slot = &bp_pool.slots[w];
+    /* acquire: the worker's last reads of the team's words come before */
+    while (atomic_load_explicit(&slot->go_done, memory_order_acquire) != slot->go_count)
+        sched_yield(); /* a few instructions left, unless it was preempted */
 }
 
 void bp_workers_release(int w)

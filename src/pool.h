@@ -28,7 +28,10 @@ struct bp_slot {
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
     const void *trace_fn; /* tracing: the region's function, for the worker's track */
     int64_t fork_ns;      /* profiling: when the region's fork began */
-    alignas(BP_LINE) struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
+    /* Written by the worker alone: */
+    alignas(BP_LINE) _Atomic uint32_t go_done; /* regions it has finished with, */
+                          /* its team's words no longer touched (bp_pool_quiesce) */
+    struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
 };
 _Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
                "a slot's start block is one BP_LINE");
@@ -87,6 +90,11 @@ void bp_pool_ensure_init(void);
 int bp_workers_reserve(int n, int *ids);
 /* Worker w is in no team any more. */
 void bp_workers_release(int w);
+/* Wait until worker w no longer touches the team it last ran a region of:
+ * its arrive at the join is seen before it has finished with the flag (the
+ * sleepers check). Called before a team's memory is freed or its workers
+ * go to another team, when no region is started on it. */
+void bp_pool_quiesce(int w);
 /* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
  * fan-out BP_JOIN_FANOUT (fork.c). bp_fork_children: thread `from->tid`,
  * its start block read (thread 0's is its team's go0, never published),

@@ -45,7 +45,16 @@
  * shut_down; the shutdown sets shut_down and then moves each IDLE team to
  * TAKEN: with both sequentially consistent, either the fork sees the
  * shutdown (and gives the team back) or the shutdown sees the team running
- * and waits for it. */
+ * and waits for it. A team another thread took (the pool out of workers)
+ * has given its workers back already; one the shutdown took keeps them
+ * until they stop.
+ *
+ * Freeing. Thread 0 sees a worker's arrive at the join before that worker
+ * has finished with the flag (bp_flag_set reads its sleepers after the
+ * store), so a team's arrays are freed, and its workers given to another
+ * team, only once each worker has said it is done with its last region
+ * (bp_pool_quiesce: a counter in the worker's own line, written after the
+ * flag). Nothing waits on that in the fork or the join. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +114,14 @@ void bp_team_refresh_words(struct bp_team *team)
     team->refreshed = team->epoch;
 }
 
+/* Wait until the team's workers have finished with its words (the last
+ * join's flag); no region may start on it. */
+static void quiesce(const struct bp_team *team)
+{
+    for (int i = 1; i < team->cap; i++)
+        bp_pool_quiesce(team->members[i].worker);
+}
+
 /* The members' and the barrier's arrays for a team of cap, the members
  * kept so far copied over; 0 when out of memory (the team unchanged). */
 static int resize(struct bp_team *team, int cap)
@@ -118,8 +135,10 @@ static int resize(struct bp_team *team, int cap)
         return 0;
     }
     int old = team->cap;
-    if (team->members != NULL)
+    if (team->members != NULL) {
+        quiesce(team); /* the old arrays are freed */
         memcpy(m, team->members, sizeof *m * (size_t)old);
+    }
     free(team->members);
     free(team->rounds);
     team->members = m;
@@ -141,12 +160,20 @@ static void unlink_team(struct bp_team *team)
     team->next = team->prev = NULL;
 }
 
-/* Free a team nobody uses; with workers: give them back first. */
-static void free_team(struct bp_team *team, int give_back)
+/* Give the team's workers back to the pool. */
+static void give_back(struct bp_team *team)
 {
-    if (give_back)
-        for (int i = 1; i < team->cap; i++)
-            bp_workers_release(team->members[i].worker);
+    quiesce(team);
+    for (int i = 1; i < team->cap; i++)
+        bp_workers_release(team->members[i].worker);
+}
+
+/* Free a team nobody uses: with its workers given back first, or (TAKEN
+ * teams) without, which were given back or stopped already. */
+static void free_team(struct bp_team *team, int with_workers)
+{
+    if (with_workers)
+        give_back(team);
     bp_loops_free(team->loops);
     free(team->members);
     free(team->rounds);
@@ -222,8 +249,7 @@ static int reserve_ids(struct bp_thread *t, const struct bp_team *keep, int n, i
             /* seq_cst: as in the fork; acquire: its last region is over */
             if (!atomic_compare_exchange_strong(&team->state, &expected, BP_TEAM_TAKEN))
                 continue;
-            for (int i = 1; i < team->cap; i++)
-                bp_workers_release(team->members[i].worker);
+            give_back(team);
             if (team->owner == t) {
                 for (int i = 0; i < BP_HOT_LEVELS; i++)
                     if (t->hot[i] == team)
@@ -335,8 +361,11 @@ int bp_teams_stop(const struct timespec *deadline)
     for (struct bp_team *team = teams; team != NULL; team = team->next) {
         for (;;) {
             int expected = BP_TEAM_IDLE;
-            if (atomic_compare_exchange_strong(&team->state, &expected, BP_TEAM_TAKEN) ||
-                expected == BP_TEAM_TAKEN)
+            if (atomic_compare_exchange_strong(&team->state, &expected, BP_TEAM_TAKEN)) {
+                quiesce(team); /* its owner may free it at its exit */
+                break;
+            }
+            if (expected == BP_TEAM_TAKEN)
                 break;
             if (team->owner == bp_self()) {
                 /* the shutting-down thread's own region (exit() inside it) */
