@@ -157,20 +157,27 @@ static int load_bool(const char *name)
     return -1;
 }
 
-/* OMP_MAX_ACTIVE_LEVELS, and the older OMP_NESTED: at most one level is
- * active here, so any count from 1 up means 1 (OpenMP: a request beyond the
- * supported levels sets the supported number). */
+/* OMP_MAX_ACTIVE_LEVELS, else the older OMP_NESTED (true: every supported
+ * level, false: one), else every supported level when OMP_NUM_THREADS or
+ * OMP_PROC_BIND is a list of more than one entry, else one: libgomp's
+ * rules. A count beyond the supported levels means them all (OpenMP).
+ * After the lists are read. */
 static void load_nesting(void)
 {
-    (void)load_bool("OMP_NESTED"); /* checked; true or false, one level is active */
+    int nested = load_bool("OMP_NESTED");
     const char *s = getenv("OMP_MAX_ACTIVE_LEVELS");
     long long v;
-    if (s == NULL)
+    if (s != NULL && parse_int(s, 0, INT_MAX, &v) == 0) {
+        bp_config.icv.max_active_levels = v < BP_SUPPORTED_LEVELS ? (int)v : BP_SUPPORTED_LEVELS;
         return;
-    if (parse_int(s, 0, INT_MAX, &v) == 0)
-        bp_config.icv.max_active_levels = v > 0 ? 1 : 0;
-    else
-        bp_warn("OMP_MAX_ACTIVE_LEVELS='%s' is not a non-negative integer; using 1", s);
+    }
+    if (nested >= 0)
+        bp_config.icv.max_active_levels = nested ? BP_SUPPORTED_LEVELS : 1;
+    else if (bp_config.nthreads_levels > 1 || bp_config.bind_levels > 1)
+        bp_config.icv.max_active_levels = BP_SUPPORTED_LEVELS;
+    if (s != NULL)
+        bp_warn("OMP_MAX_ACTIVE_LEVELS='%s' is not a non-negative integer; using %d", s,
+                bp_config.icv.max_active_levels);
 }
 
 static void load_misc_icvs(void)
@@ -477,12 +484,12 @@ static void load_all(void)
         limit = omp_limit;
     bp_config.thread_limit = limit;
     load_num_threads();
-    load_nesting();
     load_misc_icvs();
     load_stacksize();
     load_wait_policy();
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
     load_proc_bind();
+    load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
     load_schedule();
     load_profile();

@@ -181,10 +181,17 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     if (memcmp(&team->icv, &icv, sizeof icv) != 0)
         team->icv = icv;
     if (team->policy != policy || team->part_first != t->part_first ||
-        team->part_count != t->part_count) {
+        team->part_count != t->part_count || team->active_level != t->active_level + 1 ||
+        team->up_level != t->act_level || team->up_tid != t->act_tid ||
+        team->up_size != t->act_team || team->up_team != t->act_ptr) {
         team->policy = policy;
         team->part_first = t->part_first;
         team->part_count = t->part_count;
+        team->active_level = t->active_level + 1;
+        team->up_level = t->act_level;
+        team->up_tid = t->act_tid;
+        team->up_size = t->act_team;
+        team->up_team = t->act_ptr;
     }
     if (bp_profiling) {
         team->trace_fn = f->fn;
@@ -221,6 +228,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     t->act_level = level;
     t->act_tid = 0;
     t->act_team = team_size;
+    t->act_ptr = team;
     t->epoch = epoch_base;
     if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
         t->wait_ns = 0;
@@ -481,6 +489,31 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
     bp_fork_begin(&f, team_size, run, ctx, ctx_size, fn);
     run(0, ctx);
     bp_fork_end(&f);
+}
+
+/* Walk the active regions enclosing t from the innermost out: each team
+ * names the one enclosing it as its thread 0 was in it (team->up_*). A
+ * level between them is a region of one thread, numbered 0. */
+int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size)
+{
+    if (level < 0 || level > t->level)
+        return 0;
+    if (level == t->level) {
+        *tid = t->tid;
+        *size = t->team_size;
+        return 1;
+    }
+    int lv = t->act_level, id = t->act_tid, n = t->act_team;
+    for (const struct bp_team *team = t->act_ptr; lv > level && team != NULL;) {
+        lv = team->up_level;
+        id = team->up_tid;
+        n = team->up_size;
+        team = team->up_team;
+    }
+    int found = lv == level && level > 0; /* level 0: the initial task, alone */
+    *tid = found ? id : 0;
+    *size = found ? n : 1;
+    return 1;
 }
 
 /* A serialized region is a region of one thread whose caller runs the body

@@ -106,6 +106,9 @@ struct bp_icv {
                             * or all on the caller's place under primary) */
 };
 
+/* Active levels of nested regions supported (libgomp's count). */
+#define BP_SUPPORTED_LEVELS 255
+
 /* Most threads the pool ever has, whatever is asked. */
 #define BP_MAX_THREADS 4096
 /* Entries of OMP_NUM_THREADS kept (one per nesting level). */
@@ -240,10 +243,11 @@ struct bp_loop {
     int team_sched;       /* the runtime schedule of the team's loops, fixed at */     \
     int64_t team_chunk;   /* the fork from the forking task's run-sched-var */         \
     uint32_t task_id;     /* the implicit task as a nestable lock's owner; 0: none */  \
-    /* the one active region among the thread's enclosing regions (at most */          \
-    /* one is: see fork.c): its level (0: none), the thread's number in it */         \
-    /* and its team size; every other enclosing level is a team of one */              \
+    /* the innermost active region among the thread's enclosing regions: */            \
+    /* its level (0: none), the thread's number in it, its team size and */            \
+    /* its team, whose up_* name the active region enclosing that one */               \
     int act_level, act_tid, act_team;                                                  \
+    struct bp_team *act_ptr;                                                           \
     int part_first, part_count; /* the task's place partition; 0 places: all */ \
     struct bp_team *team_ptr;     /* the team of the current region; NULL: none */   \
     struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */
@@ -352,6 +356,9 @@ void bp_fork_end(struct bp_fork_frame *f);
  * runs on its copy: one cache miss starts it. With ctx_size 0 every thread
  * gets the pointer ctx. */
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
+/* The thread of t's enclosing regions at `level` (0: the initial task's):
+ * its number there and that team's size; 0 when t has no such level. */
+int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size);
 /* Enter and leave a serialized (one-thread) region; fn names it in the
  * profile when it is outermost. */
 void bp_serial_begin(struct bp_thread *t, const void *fn);

@@ -52,26 +52,16 @@ BP_API int omp_get_level(void) { return bp_self()->level; }
 
 BP_API int omp_get_active_level(void) { return bp_self()->active_level; }
 
-/* Of a thread's enclosing regions at most one is active (act_level); every
- * other level is a team of one, in which the thread is number 0. */
 BP_API int omp_get_ancestor_thread_num(int level)
 {
-    struct bp_thread *t = bp_self();
-    if (level < 0 || level > t->level)
-        return -1;
-    if (level == t->level)
-        return t->tid;
-    return level == t->act_level ? t->act_tid : 0;
+    int tid, size;
+    return bp_ancestor(bp_self(), level, &tid, &size) ? tid : -1;
 }
 
 BP_API int omp_get_team_size(int level)
 {
-    struct bp_thread *t = bp_self();
-    if (level < 0 || level > t->level)
-        return -1;
-    if (level == t->level)
-        return t->team_size;
-    return level == t->act_level ? t->act_team : 1;
+    int tid, size;
+    return bp_ancestor(bp_self(), level, &tid, &size) ? size : -1;
 }
 
 /* thread-limit-var: the limit set (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
@@ -91,8 +81,9 @@ BP_API void omp_set_dynamic(int dynamic) { bp_icv(bp_self())->dynamic = dynamic 
 
 BP_API int omp_get_dynamic(void) { return bp_icv(bp_self())->dynamic; }
 
-/* max-active-levels-var, of the calling task. One level is supported: a
- * request for more sets 1, as OpenMP says; 0 makes every region inactive. */
+/* max-active-levels-var, of the calling task: regions nested in that many
+ * active ones run on one thread. A request beyond the supported levels sets
+ * them all, as OpenMP says; 0 makes every region inactive. */
 BP_API void omp_set_max_active_levels(int levels)
 {
     if (levels < 0) {
@@ -100,12 +91,13 @@ BP_API void omp_set_max_active_levels(int levels)
                 levels);
         return;
     }
-    bp_icv(bp_self())->max_active_levels = levels > 0 ? 1 : 0;
+    bp_icv(bp_self())->max_active_levels =
+        levels < BP_SUPPORTED_LEVELS ? levels : BP_SUPPORTED_LEVELS;
 }
 
 BP_API int omp_get_max_active_levels(void) { return bp_icv(bp_self())->max_active_levels; }
 
-BP_API int omp_get_supported_active_levels(void) { return 1; }
+BP_API int omp_get_supported_active_levels(void) { return BP_SUPPORTED_LEVELS; }
 
 typedef enum omp_sched_t {
     omp_sched_static = 1,
@@ -287,10 +279,25 @@ BP_API void omp_unset_nest_lock(void *lock)
 
 /* ---- the rest of the calls older and device-aware programs make --------- */
 
-/* Deprecated: nested parallelism; regions inside regions run on one thread. */
-BP_API void omp_set_nested(int nested) { (void)nested; }
+/* Deprecated (OpenMP 5.0): nested parallelism, as max-active-levels-var
+ * expresses it now. As in libgomp: true allows every supported level, false
+ * brings a count above one down to one; nested is on while more than one
+ * level, and more than the enclosing active ones, may be active. */
+BP_API void omp_set_nested(int nested)
+{
+    struct bp_icv *icv = bp_icv(bp_self());
+    if (nested)
+        icv->max_active_levels = BP_SUPPORTED_LEVELS;
+    else if (icv->max_active_levels > 1)
+        icv->max_active_levels = 1;
+}
 
-BP_API int omp_get_nested(void) { return 0; }
+BP_API int omp_get_nested(void)
+{
+    struct bp_thread *t = bp_self();
+    int max = bp_icv(t)->max_active_levels;
+    return max > 1 && max > t->active_level;
+}
 
 /* No tasks run here, so no code is ever in a final task. */
 BP_API int omp_in_final(void) { return 0; }

@@ -389,10 +389,11 @@ static void *worker_main(void *arg)
         t->team_ptr = team;
         t->team_loops = team->loops;
         t->level = go->level;
-        t->active_level = 1;
+        t->active_level = team->active_level;
         t->act_level = go->level;
         t->act_tid = tid;
         t->act_team = team_size;
+        t->act_ptr = team;
         t->part_first = slot->part_first;
         t->part_count = slot->part_count;
         t->place = slot->place;
@@ -425,6 +426,7 @@ static void *worker_main(void *arg)
         t->level = 0;
         t->active_level = 0;
         t->act_level = 0;
+        t->act_ptr = NULL;
         t->tid = 0;
         t->team_size = 1;
         t->team_ptr = NULL;

@@ -62,6 +62,7 @@ struct bp_team {
     alignas(BP_LINE) _Atomic int state; /* BP_TEAM_*: the fork moves IDLE to RUNNING */
     uint64_t epoch;            /* episodes so far, counted by thread 0 */
     uint64_t refreshed;        /* the episode when its words were last brought up */
+    struct bp_team *next, *prev; /* every team (team.c's list, under its lock) */
     /* Read by every thread of a region, written only when the team is made
      * or grows (and its list links, under team.c's lock), or when the
      * values change: the workers' copies of the line stay valid from one
@@ -73,12 +74,17 @@ struct bp_team {
     struct bp_round *rounds;   /* thread i's round-k flag: rounds[i * nrounds + k] */
     struct bp_loops *loops;    /* the worksharing constructs' shared state (loop.c) */
     struct bp_thread *owner;
-    struct bp_team *next, *prev; /* every team (team.c's list) */
     /* the ICVs the implicit tasks start with, the bind policy and thread
      * 0's place partition (a large team's fork tree divides it) */
     struct bp_icv icv;
     int policy;
     int part_first, part_count;
+    int active_level;          /* of its regions: the forking thread's, plus one */
+    /* the innermost active region enclosing its regions, as the forking
+     * thread was in it (omp_get_ancestor_thread_num): its level (0: none),
+     * that thread's number and the team size there, and its team */
+    int up_level, up_tid, up_size;
+    struct bp_team *up_team;
     /* thread 0's start block, copied to its children by bp_fork_children */
     alignas(BP_LINE) struct bp_go go0;
     /* profiling: the region's function (tracing) and its fork's time */

@@ -15,6 +15,10 @@
  *   fork        fork() while two other application threads are inside
  *               regions: the child's regions run on a pool of its own,
  *               whole and right; the parent's teams go on after it.
+ *   nested      4 application threads, with two active levels allowed,
+ *               each fork a team of 2 whose threads each fork a team of 2:
+ *               all 8 inner regions run at once (the same 30 s bound), each
+ *               inner thread once, with the team size asked for.
  *   exit        50 application threads, one after another, each fork a
  *               team and exit: the workers of an exited thread's team are
  *               given back and reused, so the process ends with a handful
@@ -244,6 +248,53 @@ static void fork_while_running(void)
     printf("test-teams fork: a child forked while two teams ran has a pool of its own\n");
 }
 
+/* ---- nested -------------------------------------------------------------- */
+
+void omp_set_max_active_levels(int levels); /* libbuddypool's OpenMP API */
+
+enum { NESTED_APPS = 4 };
+static _Atomic int inner_inside, inner_ran, inner_wrong;
+
+static void inner(int thread, int team_size, void *ctx)
+{
+    if (team_size != 2)
+        atomic_fetch_add(&inner_wrong, 1);
+    atomic_fetch_add(&inner_ran, 1);
+    if (thread == 0)
+        atomic_fetch_add(&inner_inside, 1);
+    if (!wait_for(&inner_inside, NESTED_APPS * 2))
+        atomic_store(&timed_out, 1);
+}
+
+static void outer(int thread, int team_size, void *ctx)
+{
+    if (team_size != 2)
+        atomic_fetch_add(&inner_wrong, 1);
+    CHECK_EQ(buddypool_parallel(2, inner, NULL), 0);
+}
+
+static void *nested_app(void *arg)
+{
+    omp_set_max_active_levels(2);
+    CHECK_EQ(buddypool_parallel(2, outer, NULL), 0);
+    return NULL;
+}
+
+static void nested(void)
+{
+    pthread_t th[NESTED_APPS];
+    for (int i = 0; i < NESTED_APPS; i++)
+        CHECK_EQ(pthread_create(&th[i], NULL, nested_app, NULL), 0);
+    for (int i = 0; i < NESTED_APPS; i++)
+        CHECK_EQ(pthread_join(th[i], NULL), 0);
+    int gave_up = atomic_load(&timed_out), wrong = atomic_load(&inner_wrong);
+    CHECK_EQ(gave_up, 0); /* not every inner region ran at once */
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(atomic_load(&inner_ran), NESTED_APPS * 2 * 2);
+    printf("test-teams nested: %d application threads' nested teams ran at once\n",
+           NESTED_APPS);
+}
+
 /* ---- exit ---------------------------------------------------------------- */
 
 /* The pool's workers now: the threads named buddypool-N. */
@@ -301,10 +352,13 @@ int main(int argc, char **argv)
         join();
     else if (strcmp(mode, "fork") == 0)
         fork_while_running();
+    else if (strcmp(mode, "nested") == 0)
+        nested();
     else if (strcmp(mode, "exit") == 0)
         exits();
     else {
-        fprintf(stderr, "test-teams: unknown mode '%s' (concurrent, join, fork, exit)\n", mode);
+        fprintf(stderr, "test-teams: unknown mode '%s' (concurrent, join, fork, nested, exit)\n",
+                mode);
         return 2;
     }
     return 0;

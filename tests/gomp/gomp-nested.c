@@ -1,6 +1,7 @@
 /* gomp-nested.c: parallel regions inside parallel regions, compiled by
- * gcc -fopenmp. Whatever team a nested region gets (buddypool runs it on
- * its caller alone; libgomp, by default, too), its worksharing runs every
+ * gcc -fopenmp. Whatever team a nested region gets (on its caller alone
+ * at the default max-active-levels of one, in buddypool and libgomp; a team
+ * of its own when OMP_NUM_THREADS is a list), its worksharing runs every
  * iteration once, and the loop or sections the enclosing thread is in go on
  * where they were: a nested region's loops have bounds of their own. */
 #include <omp.h>
