@@ -68,13 +68,13 @@ def bench_prog(build, bench, suffix):
     return os.path.join(build, "bench", bench, bench + "-" + suffix)
 
 
-def run(prog, env_extra, threads, shape, tokens):
+def run(prog, env_extra, threads, shape, tokens, extra_args=()):
     """One run of prog; its RESULT line's fields."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
     env.update(env_extra)
     env["OMP_NUM_THREADS"] = str(threads)
-    p = subprocess.run([prog, "--config", shape, "--tokens", str(tokens)], env=env,
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run([prog, "--config", shape, "--tokens", str(tokens)] + list(extra_args),
+                       env=env, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, p.stderr[-2000:]))
     m = RESULT.search(p.stdout)
@@ -167,4 +167,5 @@ def main():
             f.write(text + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

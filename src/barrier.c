@@ -24,13 +24,14 @@ static void barrier_wait(struct bp_thread *t)
 {
     uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size, i = t->tid;
-    struct bp_team *team = t->team_ptr;
+    const struct bp_team *team = t->team_ptr;
     int nrounds = team->nrounds;
-    struct bp_round *mine = &team->rounds[i * nrounds];
+    struct bp_round *rounds = team->rounds; /* read once: the calls may not change it */
+    struct bp_round *mine = &rounds[i * nrounds];
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
-        bp_flag_wait_reached(&team->rounds[from * nrounds + k].flag, e);
+        bp_flag_wait_reached(&rounds[from * nrounds + k].flag, e);
     }
 }
 

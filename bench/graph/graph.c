@@ -11,16 +11,22 @@
  * layers + 2 barriers and the join per token. The layers share one set of
  * weights (the numbers, not the memory traffic, are the point).
  *   graph [--config small|medium|large] [--layers N] [--dim D] [--ffn F]
- *         [--vocab V] [--ctx C] [--tokens T]
+ *         [--vocab V] [--ctx C] [--tokens T] [--app-threads A] [--team K]
  * prints tokens/s and a checksum of the last logits (the same on every
  * runtime and team size: each output element is computed by one thread in
- * a fixed order), and a `RESULT graph ...` line for bench/compare.py. The
+ * a fixed order), and a `RESULT graph ...` line for bench/compare.py.
+ * --app-threads A runs A application threads at once (a server decoding A
+ * requests), each its own T tokens on its own activations (the weights are
+ * shared) with teams of K threads (--team; default: the runtime's default
+ * team); tokens/s is then all threads' tokens over the wall time, and every
+ * thread's checksum must be the same. The
  * configurations, by their time per token on two threads of the 2-core
  * development machine: small (16 layers, dim 128: about 1 ms, a few
  * microseconds per node), medium (24 layers, dim 192: about 5 ms) and large
  * (28 layers, dim 256, the default: about 11 ms). Flags after --config
  * change its values. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +35,7 @@
 
 struct model {
     int layers, dim, ffn, vocab, ctx, heads;
+    int team; /* threads per region */
     float *wq, *wk, *wv, *wo, *wg, *wu, *wd, *head; /* shared by the layers */
     float *kcache, *vcache; /* ctx x dim, filled once */
     float *x, *h, *q, *k, *v, *att, *g, *u, *logits;
@@ -123,7 +130,7 @@ static void gate(float *g, const float *u, int n, int tid, int nth)
 /* One token: one region, a barrier after every node; one call site. */
 __attribute__((noinline)) static void token(struct model *m)
 {
-#pragma omp parallel
+#pragma omp parallel num_threads(m->team)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         for (int l = 0; l < m->layers; l++) {
@@ -202,22 +209,69 @@ static int config(int argc, char **argv, int *i, struct model *m, const char **n
     exit(2);
 }
 
+/* The activations an application thread works on, the same start for all. */
+static void activations(struct model *m)
+{
+    m->x = filled((size_t)m->dim, 11, 1), m->h = filled((size_t)m->dim, 12, 0);
+    m->q = filled((size_t)m->dim, 13, 0), m->k = filled((size_t)m->dim, 14, 0);
+    m->v = filled((size_t)m->dim, 15, 0), m->att = filled((size_t)m->dim, 16, 0);
+    m->g = filled((size_t)m->ffn, 17, 0), m->u = filled((size_t)m->ffn, 18, 0);
+    m->logits = filled((size_t)m->vocab, 19, 0);
+}
+
+static void free_activations(struct model *m)
+{
+    float *all[] = {m->x, m->h, m->q, m->k, m->v, m->att, m->g, m->u, m->logits};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+}
+
+struct app {
+    struct model m;
+    int tokens;
+    pthread_barrier_t *start;
+    double checksum;
+};
+
+/* An application thread: warm up, wait for the others, decode its tokens. */
+static void *decode(void *arg)
+{
+    struct app *a = arg;
+    activations(&a->m);
+    for (int t = 0; t < 2; t++) /* warm-up */
+        token(&a->m);
+    pthread_barrier_wait(a->start);
+    for (int t = 0; t < a->tokens; t++)
+        token(&a->m);
+    a->checksum = 0;
+    for (int i = 0; i < a->m.vocab; i++)
+        a->checksum += a->m.logits[i];
+    free_activations(&a->m);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct model m = {.layers = 28, .dim = 256, .ffn = 768, .vocab = 4096, .ctx = 128,
                       .heads = 8};
     const char *name = "large";
-    int tokens = 32;
+    int tokens = 32, apps = 1;
+    m.team = omp_get_max_threads();
     for (int i = 1; i < argc; i++)
         if (!config(argc, argv, &i, &m, &name) && !arg(argc, argv, &i, "--layers", &m.layers) && !arg(argc, argv, &i, "--dim", &m.dim) &&
             !arg(argc, argv, &i, "--ffn", &m.ffn) && !arg(argc, argv, &i, "--vocab", &m.vocab) &&
-            !arg(argc, argv, &i, "--ctx", &m.ctx) && !arg(argc, argv, &i, "--tokens", &tokens)) {
+            !arg(argc, argv, &i, "--ctx", &m.ctx) && !arg(argc, argv, &i, "--tokens", &tokens) &&
+            !arg(argc, argv, &i, "--app-threads", &apps) && !arg(argc, argv, &i, "--team", &m.team)) {
             fprintf(stderr, "graph: unknown argument '%s' (--config --layers --dim --ffn "
-                            "--vocab --ctx --tokens)\n", argv[i]);
+                            "--vocab --ctx --tokens --app-threads --team)\n", argv[i]);
             return 2;
         }
     if (m.dim % m.heads != 0) {
         fprintf(stderr, "graph: --dim %d is not a multiple of the %d heads\n", m.dim, m.heads);
+        return 2;
+    }
+    if (apps > 256) {
+        fprintf(stderr, "graph: --app-threads %d: at most 256\n", apps);
         return 2;
     }
     size_t dd = (size_t)m.dim * m.dim, df = (size_t)m.dim * m.ffn;
@@ -226,31 +280,44 @@ int main(int argc, char **argv)
     m.wo = filled(dd, 4, s), m.wg = filled(df, 5, s), m.wu = filled(df, 6, s);
     m.wd = filled(df, 7, 1.0f / sqrtf((float)m.ffn)), m.head = filled((size_t)m.vocab * m.dim, 8, s);
     m.kcache = filled((size_t)m.ctx * m.dim, 9, 1), m.vcache = filled((size_t)m.ctx * m.dim, 10, 1);
-    m.x = filled((size_t)m.dim, 11, 1), m.h = filled((size_t)m.dim, 12, 0);
-    m.q = filled((size_t)m.dim, 13, 0), m.k = filled((size_t)m.dim, 14, 0);
-    m.v = filled((size_t)m.dim, 15, 0), m.att = filled((size_t)m.dim, 16, 0);
-    m.g = filled((size_t)m.ffn, 17, 0), m.u = filled((size_t)m.ffn, 18, 0);
-    m.logits = filled((size_t)m.vocab, 19, 0);
-    for (int t = 0; t < 2; t++) /* warm-up */
-        token(&m);
+    struct app *app = calloc((size_t)apps, sizeof *app);
+    pthread_t *th = calloc((size_t)apps, sizeof *th);
+    pthread_barrier_t start;
+    if (app == NULL || th == NULL) {
+        fprintf(stderr, "graph: out of memory for %d application threads\n", apps);
+        return 1;
+    }
+    pthread_barrier_init(&start, NULL, (unsigned)apps + 1);
+    for (int i = 0; i < apps; i++) {
+        app[i] = (struct app){.m = m, .tokens = tokens, .start = &start};
+        if (pthread_create(&th[i], NULL, decode, &app[i]) != 0) {
+            fprintf(stderr, "graph: could not start application thread %d\n", i);
+            return 1;
+        }
+    }
+    pthread_barrier_wait(&start);
     double t0 = omp_get_wtime();
-    for (int t = 0; t < tokens; t++)
-        token(&m);
+    for (int i = 0; i < apps; i++)
+        pthread_join(th[i], NULL);
     double dt = omp_get_wtime() - t0;
-    double sum = 0;
-    for (int i = 0; i < m.vocab; i++)
-        sum += m.logits[i];
-    float *all[] = {m.wq, m.wk, m.wv, m.wo, m.wg, m.wu, m.wd, m.head, m.kcache, m.vcache,
-                    m.x, m.h, m.q, m.k, m.v, m.att, m.g, m.u, m.logits};
+    double sum = app[0].checksum;
+    for (int i = 1; i < apps; i++)
+        if (app[i].checksum != sum) {
+            fprintf(stderr, "graph: application thread %d's checksum %.9e differs from thread "
+                            "0's %.9e\n", i, app[i].checksum, sum);
+            return 1;
+        }
+    float *all[] = {m.wq, m.wk, m.wv, m.wo, m.wg, m.wu, m.wd, m.head, m.kcache, m.vcache};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
-    printf("graph: %d threads, %d layers, %d nodes per token, %d tokens: %.1f tok/s, "
-           "%.1f us/token, checksum %.6e\n",
-           omp_get_max_threads(), m.layers, 13 * m.layers + 2, tokens, tokens / dt,
-           dt / tokens * 1e6, sum);
-    printf("RESULT graph config=%s threads=%d nodes=%d tokens=%d tok_s=%.3f us_token=%.2f "
-           "checksum=%.9e\n",
-           name, omp_get_max_threads(), 13 * m.layers + 2, tokens, tokens / dt, dt / tokens * 1e6,
-           sum);
+    free(app);
+    free(th);
+    long total = (long)tokens * apps;
+    printf("graph: %d application threads x %d threads, %d layers, %d nodes per token, "
+           "%ld tokens: %.1f tok/s, %.1f us/token, checksum %.6e\n",
+           apps, m.team, m.layers, 13 * m.layers + 2, total, total / dt, dt / total * 1e6, sum);
+    printf("RESULT graph config=%s threads=%d apps=%d nodes=%d tokens=%ld tok_s=%.3f "
+           "us_token=%.2f checksum=%.9e\n",
+           name, m.team, apps, 13 * m.layers + 2, total, total / dt, dt / total * 1e6, sum);
     return 0;
 }
