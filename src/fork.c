@@ -56,8 +56,10 @@
  * grandchild published before its arrive is visible to thread 0 through
  * its parent's). A small team keeps the flat join: a tree's levels would
  * add hand-offs to a join that is one line per worker anyway. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "pool.h"
@@ -242,7 +244,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
     struct bp_team *team = f->team;
-    int timed = bp_profiling && f->outermost;
+    int timed = bp_profiling && f->outermost && f->locked;
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
@@ -375,6 +377,26 @@ uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t
     return used;
 }
 
+/* fork_lock for a profiled outermost region: 1 and the lock taken, or 0
+ * after BP_PROFILE_WAIT_NS of another thread's profiled regions holding it
+ * (see bp_fork_begin). */
+enum { BP_PROFILE_WAIT_NS = 200 * 1000 * 1000 };
+
+static int profile_lock(void)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += BP_PROFILE_WAIT_NS;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    if (pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0)
+        return 0;
+    bp_tls.holds_fork_lock = 1;
+    return 1;
+}
+
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
                    size_t ctx_size, const void *fn)
 {
@@ -400,12 +422,16 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     /* Profiled outermost regions, teams of one too, are timed inside
      * fork_lock, so that they never overlap in time; a team nested in a
-     * profiled team of one runs inside its lock. Other regions take no lock:
-     * each runs on a team of its own (team.c). */
+     * profiled team of one runs inside its lock. A region that waited
+     * BP_PROFILE_WAIT_NS for the lock runs unprofiled (counted, profile.c):
+     * the region holding it may be waiting for this thread (its code joins
+     * a thread that forks), and a region must never wait for that. Other
+     * regions take no lock: each runs on a team of its own (team.c). */
     if (bp_profiling && f->outermost && !t->holds_fork_lock) {
-        bp_fork_lock();
-        f->locked = 1;
-        if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
+        f->locked = profile_lock();
+        if (!f->locked) {
+            bp_profile_unprofiled();
+        } else if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
             bp_fork_unlock();
             f->locked = 0;
             serial_enter(t, &f->saved);

@@ -35,8 +35,8 @@ struct bp_wait_stats {
     _Atomic uint64_t sleeps;  /* times it went to sleep */
     _Atomic uint64_t wakes;   /* futex wakes it issued to sleeping waiters */
 };
-/* The waits of the threads that fork regions (thread 0s: one at a time,
- * under the pool's lock); a worker has its own in its slot. */
+/* The waits of the threads that fork regions (thread 0s, together); a
+ * worker has its own in its slot. */
 extern struct bp_wait_stats bp_caller_wait_stats;
 /* Copy a thread's figures while it may update them; set them to 0. */
 void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from);
@@ -445,6 +445,9 @@ struct bp_region_sample {
 #define BP_ITERS_UNCOUNTED UINT64_MAX
 /* Account one region. Called with the pool's fork_lock held. */
 void bp_profile_region(const struct bp_region_sample *s);
+/* An outermost region ran unprofiled: another application thread's
+ * profiled region held fork_lock (fork.c). */
+void bp_profile_unprofiled(void);
 /* Print the report on stderr and write the JSON file; with fork_lock held.
  * The trace is written only when workers_stopped (no thread records). */
 void bp_profile_report(int workers_stopped);
@@ -626,6 +629,8 @@ struct bp_profile_totals {
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
     uint64_t regions, barriers;
     uint64_t woken;                   /* workers woken from sleep by a fork */
+    uint64_t unprofiled;              /* whole run: outermost regions that ran */
+                                      /* unprofiled, while another thread's was */
     int64_t wake_sum_ns, wake_max_ns; /* their fork-to-start latencies */
 };
 /* The file name of path (after its last '/'); "" for NULL. */

@@ -4,6 +4,11 @@
  * atomics); barrier waits are summed per thread during the region and handed
  * over at its join.
  *
+ * A region of another application thread that waited 200 ms for fork_lock
+ * runs unprofiled rather than wait on (the region holding it may be waiting
+ * for that thread: its code joins a thread that forks); such regions are
+ * counted (bp_profile_unprofiled) and the report says how many.
+ *
  * Gaps. Regions never overlap in time: each is timed inside fork_lock. The
  * gap before a region is its start minus the previous region's end, both
  * clock readings that also bound the regions, so
@@ -51,6 +56,14 @@ int bp_profiling;
 _Atomic int bp_note_sites = 1; /* relaxed: a hint to the entries, set once */
 
 enum { BP_MAX_PHASES = 32, BP_PHASE_NAME = 64 };
+
+/* Outermost regions that ran unprofiled since the profile began. */
+static _Atomic uint64_t unprofiled;
+
+void bp_profile_unprofiled(void)
+{
+    atomic_fetch_add_explicit(&unprofiled, 1, memory_order_relaxed); /* a count */
+}
 
 struct table {
     struct bp_profile_row *buckets; /* 2 * slots; fn == NULL: empty */
@@ -148,6 +161,7 @@ static void clear(void)
     prof.warned = 0;
     prof.phase_warned = 0;
     prof.seq = 0;
+    atomic_store_explicit(&unprofiled, 0, memory_order_relaxed);
 }
 
 void bp_profile_init(int max_threads)
@@ -365,6 +379,8 @@ static int part_of(struct bp_report_part *p, const char *name, const struct tabl
 {
     p->name = name;
     p->tot = totals_of(t);
+    if (name == NULL)
+        p->tot.unprofiled = atomic_load_explicit(&unprofiled, memory_order_relaxed);
     p->rows = rows_of(t, &p->nrows);
     p->max_threads = prof.max_threads;
     p->waits = waits;

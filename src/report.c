@@ -155,6 +155,10 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
     if (t->woken > 0)
         fprintf(out, "  woken to start %12" PRIu64 " times: fork to start mean %.1f us, max %.1f us\n",
                 t->woken, (double)bp_wake_mean(t) / 1e3, (double)t->wake_max_ns / 1e3);
+    if (t->unprofiled > 0)
+        fprintf(out, "  not profiled   %12" PRIu64 " regions of other application threads, run "
+                     "while a profiled region ran (not in the figures above)\n",
+                t->unprofiled);
     fprintf(out, "\n  times in ms; wall%% and gap%% (gap_before) are shares of the span; "
                  "under each function its call sites\n");
     fprintf(out, "  %9s %11s %6s %11s %6s %11s %12s %15s %9s  %s\n", "calls", "wall", "wall%",

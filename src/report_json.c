@@ -142,9 +142,10 @@ static void json_table(FILE *f, const struct bp_report_part *p, int bound, const
     fprintf(f, "\"totals\": {\"span_ns\": %" PRId64 ", \"regions_ns\": %" PRId64
                ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
                ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 ", \"woken\": %" PRIu64
-               ", \"wake_mean_ns\": %" PRId64 ", \"wake_max_ns\": %" PRId64 "},\n%s\"functions\": [",
+               ", \"wake_mean_ns\": %" PRId64 ", \"wake_max_ns\": %" PRId64
+               ", \"unprofiled_regions\": %" PRIu64 "},\n%s\"functions\": [",
             t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers,
-            t->woken, bp_wake_mean(t), t->wake_max_ns, indent);
+            t->woken, bp_wake_mean(t), t->wake_max_ns, t->unprofiled, indent);
     for (size_t i = 0; i < p->nrows; i++) {
         const struct bp_profile_row *r = &p->rows[i];
         fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);

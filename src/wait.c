@@ -86,17 +86,16 @@ static struct bp_wait_stats *wait_stats(void)
     return w != NULL ? w : &bp_caller_wait_stats;
 }
 
-/* Add ns to a statistic only this thread writes (relaxed load and store). */
+/* Add to a statistic: a worker's is its own, the callers' is shared by the
+ * threads that fork regions, which may wait at once (relaxed: counts). */
 static void stat_add(_Atomic int64_t *v, int64_t ns)
 {
-    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + ns,
-                          memory_order_relaxed);
+    atomic_fetch_add_explicit(v, ns, memory_order_relaxed);
 }
 
 static void stat_inc(_Atomic uint64_t *v)
 {
-    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
 }
 
 void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from)
