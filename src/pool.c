@@ -587,6 +587,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     pthread_mutex_unlock(&bp_pool.workers_lock);
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
+    bp_teams_free_all();
     bp_profile_report(1);
     bp_steps_shutdown(&bp_tls);
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
@@ -602,6 +603,8 @@ __attribute__((destructor)) static void pool_shutdown(void)
     bp_pool.prof_steps = NULL;
     bp_places_free();
     bp_pool.slots = NULL;
+    free(bp_pool.idle);
+    bp_pool.idle = NULL;
     atomic_store_explicit(&bp_pool.max_threads, 1, memory_order_relaxed);
     if (atomic_load_explicit(&bp_pool.caller_pinned, memory_order_acquire) &&
         pthread_equal(bp_pool.caller_thread, pthread_self())) {

@@ -392,6 +392,20 @@ int bp_teams_stop(const struct timespec *deadline)
     return 1;
 }
 
+void bp_teams_free_all(void)
+{
+    bp_teams_lock();
+    for (struct bp_team *team = teams, *next; team != NULL; team = next) {
+        next = team->next;
+        free_team(team, 0); /* its workers are stopped */
+    }
+    teams = NULL;
+    struct bp_thread *t = bp_self();
+    for (int i = 0; i < BP_HOT_LEVELS; i++)
+        t->hot[i] = NULL;
+    bp_teams_unlock();
+}
+
 void bp_teams_fork_child(void)
 {
     pthread_mutex_init(&teams_lock, NULL);

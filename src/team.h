@@ -116,6 +116,9 @@ void bp_team_refresh_words(struct bp_team *team);
 /* Shutdown: take every team out of use, waiting for running ones until
  * the deadline (CLOCK_REALTIME); 0 if one still runs then. */
 int bp_teams_stop(const struct timespec *deadline);
+/* Shutdown, the workers joined: free every team (the calling thread's
+ * kept ones forgotten); regions run serially from now on. */
+void bp_teams_free_all(void);
 /* The child of fork(): no team's workers exist there. */
 void bp_teams_fork_child(void);
 /* atfork: hold the list of teams around fork(). */
