@@ -232,7 +232,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     t->act_team = team_size;
     t->act_ptr = team;
     t->epoch = epoch_base;
-    if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
+    if (level == 1 && bp_profiling && f->locked) { /* a profiled region's own episodes */
         t->wait_ns = 0;
         bp_steps_begin(t, f->start_ns);
     }
@@ -462,7 +462,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         team_enter(t, f, run, ctx, ctx_size);
     } else {
         serial_enter(t, &f->saved);
-        if (bp_profiling && f->outermost)
+        if (bp_profiling && f->outermost && f->locked)
             bp_steps_begin(t, f->start_ns);
     }
 }

@@ -9,7 +9,8 @@
  * Recording. Each thread of an outermost team writes its episodes' arrival
  * and release times into a buffer of its own (bp_config.profile_steps
  * entries, made at a worker's start and kept; the threads that fork regions
- * share one, as their profiled regions run one at a time), so a barrier costs
+ * share one, as their profiled regions run one at a time: a region that ran
+ * unprofiled records none), so a barrier costs
  * it one store beside the two clock reads it already makes; nothing is
  * shared until the join. Episodes past the bound are summed per thread:
  * their waits, and the thread's own time before each. The join is the
