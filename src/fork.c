@@ -164,6 +164,13 @@ static void count_busy(int delta)
         atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
 }
 
+/* The threads a region adds to the running teams': all of an outermost
+ * one's, a nested one's but its thread 0, which its enclosing team counts. */
+static int busy_of(const struct bp_fork_frame *f)
+{
+    return f->outermost ? f->team_size : f->team_size - 1;
+}
+
 /* Start workers 1..team_size-1 of the team on the region and make the caller
  * its thread 0. */
 static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn run, void *ctx,
@@ -202,7 +209,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     /* relaxed: the count is a hint; teams_made only grows */
     f->counted = atomic_load_explicit(&bp_pool.teams_made, memory_order_relaxed) > 1;
     if (f->counted) {
-        count_busy(team_size);
+        count_busy(busy_of(f)); /* a nested team's thread 0 is counted already */
     } else {
         int over = team_size > bp_pool.ncpus;
         if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
@@ -258,7 +265,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     }
     team->epoch = t->epoch;
     if (f->counted) {
-        count_busy(-f->team_size);
+        count_busy(-busy_of(f));
     } else if (f->team_size > bp_pool.ncpus) {
         /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
         atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
