@@ -385,23 +385,41 @@ uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t
 }
 
 /* fork_lock for a profiled outermost region: 1 and the lock taken, or 0
- * after BP_PROFILE_WAIT_NS of another thread's profiled regions holding it
- * (see bp_fork_begin). */
-enum { BP_PROFILE_WAIT_NS = 200 * 1000 * 1000 };
+ * once BP_PROFILE_STALL_NS have passed with the lock held and no profiled
+ * region ending: the holder then waits for something else, perhaps this
+ * thread (see bp_fork_begin). While profiled regions of other threads end
+ * one after another the wait goes on, so regions that merely queue for the
+ * lock are all profiled. */
+enum { BP_PROFILE_STALL_NS = 200 * 1000 * 1000, BP_PROFILE_POLL_NS = 20 * 1000 * 1000 };
+
+static _Atomic uint64_t profiled_ends; /* profiled regions ended (a progress count) */
 
 static int profile_lock(void)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += BP_PROFILE_WAIT_NS;
-    if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
+    /* relaxed: a progress count, compared only */
+    uint64_t seen = atomic_load_explicit(&profiled_ends, memory_order_relaxed);
+    int64_t stalled_since = bp_now_ns();
+    for (;;) {
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_nsec += BP_PROFILE_POLL_NS;
+        if (deadline.tv_nsec >= 1000000000) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000;
+        }
+        if (pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) == 0) {
+            bp_tls.holds_fork_lock = 1;
+            return 1;
+        }
+        uint64_t now_ends = atomic_load_explicit(&profiled_ends, memory_order_relaxed);
+        int64_t now = bp_now_ns();
+        if (now_ends != seen) {
+            seen = now_ends;
+            stalled_since = now;
+        } else if (now - stalled_since >= BP_PROFILE_STALL_NS) {
+            return 0;
+        }
     }
-    if (pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0)
-        return 0;
-    bp_tls.holds_fork_lock = 1;
-    return 1;
 }
 
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
@@ -429,11 +447,12 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     }
     /* Profiled outermost regions, teams of one too, are timed inside
      * fork_lock, so that they never overlap in time; a team nested in a
-     * profiled team of one runs inside its lock. A region that waited
-     * BP_PROFILE_WAIT_NS for the lock runs unprofiled (counted, profile.c):
-     * the region holding it may be waiting for this thread (its code joins
-     * a thread that forks), and a region must never wait for that. Other
-     * regions take no lock: each runs on a team of its own (team.c). */
+     * profiled team of one runs inside its lock. A region that has waited
+     * BP_PROFILE_STALL_NS for the lock while no profiled region ended runs
+     * unprofiled (counted, profile.c): the region holding it may be waiting
+     * for this thread (its code joins a thread that forks), and a region
+     * must never wait for that. Other regions take no lock: each runs on a
+     * team of its own (team.c). */
     if (bp_profiling && f->outermost && !t->holds_fork_lock) {
         f->locked = profile_lock();
         if (!f->locked) {
@@ -512,8 +531,10 @@ void bp_fork_end(struct bp_fork_frame *f)
         if (f->team_size > 1)
             bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
     }
-    if (f->locked)
+    if (f->locked) {
+        atomic_fetch_add_explicit(&profiled_ends, 1, memory_order_relaxed);
         bp_fork_unlock();
+    }
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)

@@ -4,10 +4,11 @@
  * atomics); barrier waits are summed per thread during the region and handed
  * over at its join.
  *
- * A region of another application thread that waited 200 ms for fork_lock
- * runs unprofiled rather than wait on (the region holding it may be waiting
- * for that thread: its code joins a thread that forks); such regions are
- * counted (bp_profile_unprofiled) and the report says how many.
+ * A region of another application thread that has waited 200 ms for
+ * fork_lock while no profiled region ended runs unprofiled rather than wait
+ * on (the region holding it may be waiting for that thread: its code joins
+ * a thread that forks); such regions are counted (bp_profile_unprofiled)
+ * and the report says how many.
  *
  * Gaps. Regions never overlap in time: each is timed inside fork_lock. The
  * gap before a region is its start minus the previous region's end, both
