@@ -13,15 +13,16 @@
  * waiter does. The limits (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT,
  * BP_MAX_THREADS) cap every team; dyn-var true caps it at the CPUs.
  *
- * Nesting. At most one enclosing region of a thread is active (has more than
- * one thread). A region forked inside an active one runs on its caller alone;
- * one forked inside inactive ones only (num_threads(1), if(0)) is active and
- * gets its full team, as in libgomp and libomp: libraries that plan shares
- * with omp_get_max_threads() rely on it. In the profile such a nested team
+ * Nesting. Up to max-active-levels-var enclosing regions of a thread are
+ * active (have more than one thread): a nested region forked inside fewer
+ * gets its team as an outermost one does (team.c), one forked inside that
+ * many runs on its caller alone. A region forked inside inactive ones only
+ * (num_threads(1), if(0)) is active and gets its full team, as in libgomp
+ * and libomp: libraries that plan shares with omp_get_max_threads() rely on
+ * it. Each team records the active region enclosing it (team->up_*), which
+ * the ancestor queries walk (bp_ancestor). In the profile a nested team
  * is inside its outermost region's wall time, which is reported as the team
- * of one it is (the nested team's own waits and iterations are not counted);
- * when that region holds fork_lock (profiled) the nested fork does not take
- * it again.
+ * of one it is (the nested team's own waits and iterations are not counted).
  *
  * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
  * starts all its threads at the pool's count (epoch_base) and its end (the
@@ -239,7 +240,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     t->act_team = team_size;
     t->act_ptr = team;
     t->epoch = epoch_base;
-    if (level == 1 && bp_profiling && f->locked) { /* a profiled region's own episodes */
+    if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
         t->wait_ns = 0;
         bp_steps_begin(t, f->start_ns);
     }
@@ -251,7 +252,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
     struct bp_team *team = f->team;
-    int timed = bp_profiling && f->outermost && f->locked;
+    int timed = bp_profiling && f->outermost;
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
@@ -286,28 +287,29 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         f->woken = 0;
         f->wake_sum_ns = f->wake_max_ns = 0;
         int64_t last_ns = joined_ns;
-        bp_pool.prof_wait[0] = f->wait_t0_ns;
-        bp_pool.prof_iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
-        bp_pool.prof_joined[0] = joined_ns;
-        bp_pool.prof_steps[0] = bp_steps_view(t);
+        struct bp_prof_arrays *a = &team->prof; /* made with the team when profiling */
+        a->wait[0] = f->wait_t0_ns;
+        a->iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
+        a->joined[0] = joined_ns;
+        a->steps[0] = bp_steps_view(t);
         for (int i = 1; i < f->team_size; i++) {
             struct bp_member *slot = &team->members[i];
             /* relaxed: ordered after the join's acquire */
             int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
             int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
-            bp_pool.prof_wait[i] = w + (f->end_ns - j);
-            bp_pool.prof_iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
-            bp_pool.prof_joined[i] = j;
+            a->wait[i] = w + (f->end_ns - j);
+            a->iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
+            a->joined[i] = j;
             /* the team passed the same episodes: thread 0's count is each
              * worker's; the rest sums are read only when there were some */
-            struct bp_step_view *v = &bp_pool.prof_steps[i];
+            struct bp_step_view *v = &a->steps[i];
             *v = (struct bp_step_view){bp_pool.slots[slot->worker].steps_rec, t->barriers, 0,
                                        0, 0};
             if (t->barriers > (uint32_t)bp_config.profile_steps) {
                 v->rest_wait_ns = slot->rest_wait_ns;
                 v->rest_work_ns = slot->rest_work_ns;
             }
-            f->wait_ns += bp_pool.prof_wait[i];
+            f->wait_ns += a->wait[i];
             if (j > last_ns) {
                 last_ns = j;
                 f->last_at_join = i;
@@ -384,44 +386,6 @@ uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t
     return used;
 }
 
-/* fork_lock for a profiled outermost region: 1 and the lock taken, or 0
- * once BP_PROFILE_STALL_NS have passed with the lock held and no profiled
- * region ending: the holder then waits for something else, perhaps this
- * thread (see bp_fork_begin). While profiled regions of other threads end
- * one after another the wait goes on, so regions that merely queue for the
- * lock are all profiled. */
-enum { BP_PROFILE_STALL_NS = 200 * 1000 * 1000, BP_PROFILE_POLL_NS = 20 * 1000 * 1000 };
-
-static _Atomic uint64_t profiled_ends; /* profiled regions ended (a progress count) */
-
-static int profile_lock(void)
-{
-    /* relaxed: a progress count, compared only */
-    uint64_t seen = atomic_load_explicit(&profiled_ends, memory_order_relaxed);
-    int64_t stalled_since = bp_now_ns();
-    for (;;) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_nsec += BP_PROFILE_POLL_NS;
-        if (deadline.tv_nsec >= 1000000000) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000;
-        }
-        if (pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) == 0) {
-            bp_tls.holds_fork_lock = 1;
-            return 1;
-        }
-        uint64_t now_ends = atomic_load_explicit(&profiled_ends, memory_order_relaxed);
-        int64_t now = bp_now_ns();
-        if (now_ends != seen) {
-            seen = now_ends;
-            stalled_since = now;
-        } else if (now - stalled_since >= BP_PROFILE_STALL_NS) {
-            return 0;
-        }
-    }
-}
-
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
                    size_t ctx_size, const void *fn)
 {
@@ -434,9 +398,9 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     t->pushed_threads = 0;
     team_size = team_size_for(t, team_size);
     f->fn = fn;
-    f->locked = 0;
     f->outermost = t->level == 0;
     f->team_size = 1;
+    f->team = NULL;
     if (bp_profiling && f->outermost)
         bp_site_take(t); /* before the clock starts: any walk is serial time */
     /* acquire: pairs with the destructor's release of shut_down */
@@ -445,34 +409,20 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         serial_enter(t, &f->saved);
         return;
     }
-    /* Profiled outermost regions, teams of one too, are timed inside
-     * fork_lock, so that they never overlap in time; a team nested in a
-     * profiled team of one runs inside its lock. A region that has waited
-     * BP_PROFILE_STALL_NS for the lock while no profiled region ended runs
-     * unprofiled (counted, profile.c): the region holding it may be waiting
-     * for this thread (its code joins a thread that forks), and a region
-     * must never wait for that. Other regions take no lock: each runs on a
-     * team of its own (team.c). */
-    if (bp_profiling && f->outermost && !t->holds_fork_lock) {
-        f->locked = profile_lock();
-        if (!f->locked) {
-            bp_profile_unprofiled();
-        } else if (atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed)) {
-            bp_fork_unlock();
-            f->locked = 0;
-            serial_enter(t, &f->saved);
-            return;
-        }
-    }
+    /* No region takes a lock: each runs on a team of its own (team.c), and
+     * a profiled one is accounted at its end on its forking thread's own
+     * timeline (profile.c). */
     f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
     if (f->outermost) {
         t->iters = 0;
         t->iters_counted = 0;
     }
-    f->team = NULL;
+    f->obtain_ns = 0;
     if (team_size > 1) {
-        int got = 1;
-        f->team = bp_team_take(t, t->level + 1, team_size, &got);
+        int got = 1, slow = 0;
+        f->team = bp_team_take(t, t->level + 1, team_size, &got, &slow);
+        if (slow && bp_profiling && f->outermost) /* made or grew its team */
+            f->obtain_ns = bp_now_ns() - f->start_ns;
         team_size = got; /* fewer when the pool could start no more workers */
         if (team_size <= 1 && f->team != NULL) {
             bp_team_put(t, f->team);
@@ -488,7 +438,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         team_enter(t, f, run, ctx, ctx_size);
     } else {
         serial_enter(t, &f->saved);
-        if (bp_profiling && f->outermost && f->locked)
+        if (bp_profiling && f->outermost)
             bp_steps_begin(t, f->start_ns);
     }
 }
@@ -496,10 +446,15 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
 void bp_fork_end(struct bp_fork_frame *f)
 {
     struct bp_thread *t = &bp_tls;
-    int timed = bp_profiling && f->outermost && f->locked;
+    int timed = bp_profiling && f->outermost;
+    /* a team of one's figures: thread 0's alone */
+    int64_t wait1 = 0, joined1 = 0;
+    uint64_t iters1 = 0;
+    struct bp_step_view steps1;
+    struct bp_prof_arrays one = {&wait1, &iters1, &joined1, &steps1}, *a = &one;
     if (f->team_size > 1) {
         team_leave(t, f);
-        bp_team_put(t, f->team);
+        a = &f->team->prof;
     } else if (timed) {
         f->end_ns = bp_now_ns();
         f->wait_ns = f->wait_t0_ns = 0;
@@ -507,34 +462,31 @@ void bp_fork_end(struct bp_fork_frame *f)
         f->last_at_join = -1;
         f->woken = 0;
         f->wake_sum_ns = f->wake_max_ns = 0;
-        bp_pool.prof_wait[0] = 0;
-        bp_pool.prof_iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
-        bp_pool.prof_joined[0] = f->end_ns;
-        bp_pool.prof_steps[0] = bp_steps_view(t);
+        iters1 = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
+        joined1 = f->end_ns;
+        steps1 = bp_steps_view(t);
     }
     restore_team(t, &f->saved);
-    if (timed) {
+    if (timed && a->wait != NULL) {
         struct bp_region_sample sample = {
             .fn = f->fn, .start_ns = f->start_ns, .end_ns = f->end_ns, .wait_ns = f->wait_ns,
             .wait_t0_ns = f->wait_t0_ns, .threads = f->team_size, .barriers = f->barriers,
-            .thread_wait = bp_pool.prof_wait, .thread_iters = bp_pool.prof_iters,
-            .thread_joined = bp_pool.prof_joined, .thread_steps = bp_pool.prof_steps,
-            .last_at_join = f->last_at_join, .woken = f->woken, .wake_sum_ns = f->wake_sum_ns,
-            .wake_max_ns = f->wake_max_ns, .site = t->site_frames, .nsite = t->site_nframes,
+            .thread_wait = a->wait, .thread_iters = a->iters, .thread_joined = a->joined,
+            .thread_steps = a->steps, .last_at_join = f->last_at_join, .woken = f->woken,
+            .wake_sum_ns = f->wake_sum_ns, .wake_max_ns = f->wake_max_ns,
+            .obtain_ns = f->obtain_ns, .site = t->site_frames, .nsite = t->site_nframes,
             .site_src = t->site_loc};
-        bp_profile_region(&sample);
+        bp_profile_region(t, &sample);
     }
     if (bp_profiling && f->outermost)
         bp_steps_end(t);
-    if (bp_tracing && f->outermost && f->locked) {
+    if (bp_tracing && f->outermost) {
         bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
         if (f->team_size > 1)
             bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
     }
-    if (f->locked) {
-        atomic_fetch_add_explicit(&profiled_ends, 1, memory_order_relaxed);
-        bp_fork_unlock();
-    }
+    if (f->team != NULL) /* after the sample: its figures are the team's */
+        bp_team_put(t, f->team);
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)

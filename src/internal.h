@@ -255,6 +255,19 @@ struct team_state {
     BP_TEAM_STATE
 };
 
+/* Profiling: a forking thread's own timeline (profile.c): its regions never
+ * overlap, so each gap is its region's start minus its previous one's end. */
+struct bp_profile_row;
+struct bp_timeline {
+    uint64_t epoch;            /* the profile's epoch it counts in; older: empty */
+    int64_t last_end_ns;       /* the end of its previous region */
+    uint64_t seq;              /* its regions in this epoch */
+    struct bp_profile_row *last_row[2]; /* its previous region's rows: the whole */
+    uint64_t last_seq[2];               /* run's, a phase's; and their seq */
+    int last_phase;            /* the phase of last_row[1] */
+    int caller;                /* its entry in the profile's callers' table */
+};
+
 /* Profiling: one thread's barrier episodes in its current outermost region
  * (steps.c): the first bp_config.profile_steps one by one, the rest summed. */
 enum { BP_MAX_CALLERS = 16 };
@@ -306,6 +319,7 @@ struct bp_thread {
     int site_nframes;                        /* taken at its fork, */
     const char *site_loc;                    /* with the entry's source string */
     struct bp_steps_rec steps; /* profiling: the region's barrier episodes */
+    struct bp_timeline timeline; /* profiling: its outermost regions, forked */
 };
 struct bp_thread *bp_self(void);
 int bp_gtid(struct bp_thread *t);
@@ -325,7 +339,7 @@ struct bp_fork_frame {
     int team_size;          /* 1: the region runs on the caller alone */
     struct bp_team *team;   /* its team, when it has more than one thread */
     int counted;            /* its threads are counted in the pool's busy threads */
-    int locked;             /* took fork_lock (a profiled outermost region) */
+    int64_t obtain_ns;      /* profiling: making or growing its team */
     int outermost;          /* forked outside any region: the profile times it */
     const void *fn;
     struct team_state saved;
@@ -389,9 +403,9 @@ int bp_pool_cpus(void);
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
 void bp_bind_caller(void);
-/* Take and give back the lock that orders regions (fork_lock), from outside
- * any region: the profile API uses it to change the profile between
- * regions. bp_pool_lock starts the pool's configuration first. */
+/* Take and give back the profile's lock (fork_lock): the accounting of a
+ * region that ended, and the profile API, which changes the profile between
+ * a thread's regions. bp_pool_lock starts the pool's configuration first. */
 void bp_pool_lock(void);
 void bp_pool_unlock(void);
 /* Profiling: the wait statistics of the callers (entry 0) and of workers
@@ -423,6 +437,14 @@ struct bp_step_view {
     int64_t rest_wait_ns, rest_work_ns;
     int64_t last_release_ns;       /* of the episode before the join (or start) */
 };
+/* Per thread of a team, its figures of the region the join hands over
+ * (made with a team when profiling). */
+struct bp_prof_arrays {
+    int64_t *wait;              /* barrier waits, the join's too */
+    uint64_t *iters;            /* loop iterations; BP_ITERS_UNCOUNTED: none counted */
+    int64_t *joined;            /* its arrival at the join */
+    struct bp_step_view *steps; /* its episodes */
+};
 /* One outermost region as the pool measured it. */
 struct bp_region_sample {
     const void *fn;
@@ -438,16 +460,15 @@ struct bp_region_sample {
     int last_at_join;           /* the thread that reached the join last; -1: none */
     int woken;                  /* workers that slept before the fork and were woken */
     int64_t wake_sum_ns, wake_max_ns; /* fork to their start */
+    int64_t obtain_ns;          /* making or growing the forking thread's team */
     const void *const *site;    /* the call site's frames, innermost first */
     int nsite;
     const char *site_src;       /* clang's source location string, or NULL */
 };
 #define BP_ITERS_UNCOUNTED UINT64_MAX
-/* Account one region. Called with the pool's fork_lock held. */
-void bp_profile_region(const struct bp_region_sample *s);
-/* An outermost region ran unprofiled: another application thread's
- * profiled region held fork_lock (fork.c). */
-void bp_profile_unprofiled(void);
+/* Account one outermost region of t, its forking thread, on t's timeline:
+ * regions of different threads may overlap, each thread's do not. */
+void bp_profile_region(struct bp_thread *t, const struct bp_region_sample *s);
 /* Print the report on stderr and write the JSON file; with fork_lock held.
  * The trace is written only when workers_stopped (no thread records). */
 void bp_profile_report(int workers_stopped);
@@ -629,8 +650,7 @@ struct bp_profile_totals {
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
     uint64_t regions, barriers;
     uint64_t woken;                   /* workers woken from sleep by a fork */
-    uint64_t unprofiled;              /* whole run: outermost regions that ran */
-                                      /* unprofiled, while another thread's was */
+    int64_t obtain_ns;                /* forks making or growing their team */
     int64_t wake_sum_ns, wake_max_ns; /* their fork-to-start latencies */
 };
 /* The file name of path (after its last '/'); "" for NULL. */
@@ -642,6 +662,16 @@ void bp_json_string(FILE *f, const char *str);
  * memory), and its offset from the module's base (what an offline tool
  * such as eu-addr2line resolves in the module's file). */
 void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset);
+/* A forking thread's figures (the whole run's table): its outermost
+ * regions, their time, the gaps between them, and the time its forks spent
+ * making or growing its team. tid -1: the threads past the first
+ * BP_MAX_CALLER_ROWS, together. */
+enum { BP_MAX_CALLER_ROWS = 64 };
+struct bp_caller_row {
+    long tid;
+    uint64_t regions;
+    int64_t regions_ns, gaps_ns, obtain_ns;
+};
 /* One table of the report: the whole run (name NULL, always first) or a
  * phase. */
 struct bp_report_part {
@@ -649,6 +679,8 @@ struct bp_report_part {
     int max_threads;            /* entries of each row's per_thread */
     const struct bp_wait_stats *waits; /* whole run only: nwaits entries */
     int nwaits;                 /* the pool's threads (the callers' entry first) */
+    const struct bp_caller_row *callers; /* whole run only: ncallers entries, */
+    int ncallers;                        /* plus the rest's when its regions > 0 */
     struct bp_profile_totals tot;
     struct bp_profile_row *rows;
     size_t nrows;

@@ -16,9 +16,9 @@
  *
  * Locks. workers_lock guards starting workers, `threads`, and the set of
  * idle ones (a bitmap); team.c reserves workers under it, a few at a time,
- * and holds them. fork_lock is held for the whole of a profiled outermost
- * region (the profile accounts regions one after the other) and by the
- * profile's API; unprofiled regions take no lock.
+ * and holds them. fork_lock is held while the profile accounts a region
+ * that has ended (profile.c) and by the profile's API; regions themselves
+ * take no lock.
  *
  * fork(). The child has only the thread that called fork(): the atfork
  * handlers hold the locks around fork() (so no team is half-made in the
@@ -181,15 +181,6 @@ static void pool_init(void)
     atomic_store_explicit(&bp_pool.max_threads, max, memory_order_relaxed);
     bp_trace_init(); /* before the profile, whose clock reads it needs */
     bp_profile_init(max);
-    if (bp_profiling) {
-        bp_pool.prof_wait = calloc((size_t)max, sizeof *bp_pool.prof_wait);
-        bp_pool.prof_iters = calloc((size_t)max, sizeof *bp_pool.prof_iters);
-        bp_pool.prof_joined = calloc((size_t)max, sizeof *bp_pool.prof_joined);
-        bp_pool.prof_steps = calloc((size_t)max, sizeof *bp_pool.prof_steps);
-        if (bp_pool.prof_wait == NULL || bp_pool.prof_iters == NULL ||
-            bp_pool.prof_joined == NULL || bp_pool.prof_steps == NULL)
-            bp_fatal("profile: out of memory for %d threads", max);
-    }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     /* release: the pool's set-up before the destructor acts on it */
     atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
@@ -558,8 +549,16 @@ __attribute__((destructor)) static void pool_shutdown(void)
      * under the same environment) has nothing to stop and nothing to say. */
     if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
         return;
-    if (bp_tls.holds_fork_lock) {
-        bp_profile_report(0); /* the workers are still in the region */
+    if (bp_tls.holds_fork_lock) /* exit() from the profile's own work: nothing to add */
+        return;
+    if (bp_tls.level > 0) {
+        /* exit() from a region's code: the profile is complete up to the
+         * regions still running, whose threads go on */
+        if (bp_profiling) {
+            bp_fork_lock();
+            bp_profile_report(0);
+            bp_fork_unlock();
+        }
         return;
     }
     if (bp_tls.level == 0)
@@ -593,14 +592,6 @@ __attribute__((destructor)) static void pool_shutdown(void)
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
     if (bp_pool.slots != NULL)
         munmap(bp_pool.slots, bp_pool.slots_bytes);
-    free(bp_pool.prof_wait);
-    free(bp_pool.prof_iters);
-    free(bp_pool.prof_joined);
-    free(bp_pool.prof_steps);
-    bp_pool.prof_wait = NULL;
-    bp_pool.prof_iters = NULL;
-    bp_pool.prof_joined = NULL;
-    bp_pool.prof_steps = NULL;
     bp_places_free();
     bp_pool.slots = NULL;
     free(bp_pool.idle);

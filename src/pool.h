@@ -37,7 +37,7 @@ _Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
                "a slot's start block is one BP_LINE");
 
 struct bp_pool {
-    pthread_mutex_t fork_lock;   /* profiled regions, one at a time; the profile API */
+    pthread_mutex_t fork_lock;   /* the profile's accounting and API */
     pthread_mutex_t workers_lock; /* starting workers, reserving and freeing them */
     pthread_once_t init_once;
     _Atomic int max_threads;     /* cap: the limits, else BP_MAX_THREADS */
@@ -61,10 +61,6 @@ struct bp_pool {
      * more threads in regions than CPUs makes every waiter polite) */
     _Atomic int teams_made;      /* teams ever made, to 2 */
     _Atomic int busy_threads;    /* threads in running teams, while counted */
-    int64_t *prof_wait;          /* profiling: per thread, the region's waits */
-    uint64_t *prof_iters;        /* profiling: per thread, the region's iterations */
-    int64_t *prof_joined;        /* profiling: per thread, its arrival at the join */
-    struct bp_step_view *prof_steps; /* profiling: per thread, its episodes */
 };
 
 /* The one pool (pool.c). */

@@ -1,21 +1,23 @@
 /* profile.c: the profiling mode's bookkeeping. The pool calls in at the end
- * of every outermost region (with fork_lock held, so regions from all
- * application threads are accounted one at a time and nothing here needs
- * atomics); barrier waits are summed per thread during the region and handed
+ * of every outermost region, on the thread that forked it, which takes
+ * fork_lock for the accounting alone (so regions are accounted one at a
+ * time and nothing here needs atomics; the regions themselves run at
+ * once); barrier waits are summed per thread during the region and handed
  * over at its join.
  *
- * A region of another application thread that has waited 200 ms for
- * fork_lock while no profiled region ended runs unprofiled rather than wait
- * on (the region holding it may be waiting for that thread: its code joins
- * a thread that forks); such regions are counted (bp_profile_unprofiled)
- * and the report says how many.
- *
- * Gaps. Regions never overlap in time: each is timed inside fork_lock. The
- * gap before a region is its start minus the previous region's end, both
- * clock readings that also bound the regions, so
+ * Timelines. Regions of different application threads may overlap in time;
+ * the regions of one thread never do. So each forking thread has a timeline
+ * of its own (struct bp_timeline, in its state): the gap before a region is
+ * its start minus the end of the same thread's previous region, both clock
+ * readings that also bound the regions, so for each thread
  *     span = last end - first start = sum(wall) + sum(gaps)
- * holds exactly. A gap is credited to the function of the region it ends
- * (gap_before) and to the one it follows (gap_after).
+ * holds exactly, and the tables' span is the sum of the threads' spans
+ * (with one application thread, the one timeline's). A gap is credited to
+ * the function of the region it ends (gap_before) and to the one it follows
+ * on the same thread (gap_after). The report lists each forking thread's
+ * regions, gaps and the time its forks spent making or growing its team
+ * (obtaining workers); the first BP_MAX_CALLER_ROWS threads one by one, the
+ * rest together.
  *
  * Tables. Functions are found by address in an open-addressed table of
  * twice BUDDY_THREAD_POOL_PROFILE_SLOTS buckets, of which at most that many
@@ -30,7 +32,8 @@
  * BP_MAX_PHASES names; a phase named again continues). A phase holds its
  * regions and the gaps before them (the gap before a phase's first region
  * is its own), so the phases' regions plus gaps add up to the whole span
- * from the first phase on. Phase calls take fork_lock like a region.
+ * from the first phase on. Phase calls take fork_lock as the accounting
+ * does.
  *
  * Each row also holds its call sites (sites.c) and barrier steps (steps.c);
  * the whole run's rows are mirrored into the live counters (live.c).
@@ -41,6 +44,7 @@
  * (BUDDY_THREAD_POOL_PROFILE_RUN, inherited by its children), and report.c
  * writes a second process's file of the same run beside the first. */
 #include <errno.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +62,7 @@ _Atomic int bp_note_sites = 1; /* relaxed: a hint to the entries, set once */
 
 enum { BP_MAX_PHASES = 32, BP_PHASE_NAME = 64 };
 
-/* Outermost regions that ran unprofiled since the profile began. */
-static _Atomic uint64_t unprofiled;
 
-void bp_profile_unprofiled(void)
-{
-    atomic_fetch_add_explicit(&unprofiled, 1, memory_order_relaxed); /* a count */
-}
 
 struct table {
     struct bp_profile_row *buckets; /* 2 * slots; fn == NULL: empty */
@@ -72,8 +70,6 @@ struct table {
     struct bp_profile_row other;    /* the overflow row */
     struct bp_profile_totals tot;
     int64_t first_start_ns, last_end_ns;
-    struct bp_profile_row *last;    /* row of the table's previous region */
-    uint64_t last_seq;              /* the region number of that region */
 };
 
 static struct {
@@ -86,12 +82,13 @@ static struct {
     char names[BP_MAX_PHASES][BP_PHASE_NAME];
     int nphases, current;        /* current: index, -1 outside any phase */
     int phase_warned;
-    int64_t last_end_ns;         /* of the previous region, any table */
-    uint64_t seq;                /* regions so far */
+    uint64_t epoch;              /* timelines of an older epoch are empty (clear) */
+    struct bp_caller_row callers[BP_MAX_CALLER_ROWS + 1]; /* the last: the rest */
+    int ncallers;
     int child_start;             /* a child of fork(): live file and dump writer at */
                                  /* its first region */
     char run[64];                /* BUDDY_THREAD_POOL_PROFILE_RUN */
-} prof = {.current = -1};
+} prof = {.current = -1, .epoch = 1};
 
 /* A child of fork(), also of one before the pool started (a server that
  * forks its workers first): it writes PATH.<pid>. */
@@ -161,8 +158,9 @@ static void clear(void)
     prof.current = -1;
     prof.warned = 0;
     prof.phase_warned = 0;
-    prof.seq = 0;
-    atomic_store_explicit(&unprofiled, 0, memory_order_relaxed);
+    prof.epoch++;
+    memset(prof.callers, 0, sizeof prof.callers);
+    prof.ncallers = 0;
 }
 
 void bp_profile_init(int max_threads)
@@ -277,9 +275,10 @@ static int row_detail(struct bp_profile_row *r, int threads)
     return r->per_thread != NULL && r->wall_hist != NULL ? 0 : -1;
 }
 
-/* Account one region in table t; gap: the time since the previous region of
- * any table (-1: none, this is the first region of the run). */
-static void account(struct table *t, const struct bp_region_sample *s, int64_t gap)
+/* Account one region in table t (k: 0 the whole run's, 1 a phase's) on
+ * timeline tl; gap: the time since tl's previous region (-1: none). */
+static void account(struct table *t, int k, struct bp_timeline *tl,
+                    const struct bp_region_sample *s, int64_t gap)
 {
     const void *fn = s->fn;
     int64_t start_ns = s->start_ns, end_ns = s->end_ns;
@@ -303,9 +302,11 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
     if (gap >= 0) {
         r->gap_before_ns += gap;
         tot->gaps_ns += gap;
-        /* gap_after only where this table also holds the region before */
-        if (t->last != NULL && t->last_seq + 1 == prof.seq)
-            t->last->gap_after_ns += gap;
+        /* gap_after only where this table also holds the thread's region
+         * before */
+        if (tl->last_row[k] != NULL && tl->last_seq[k] + 1 == tl->seq &&
+            (k == 0 || tl->last_phase == prof.current))
+            tl->last_row[k]->gap_after_ns += gap;
     }
     bp_sites_account(&r->sites, s, gap);
     bp_steps_account(&r->steps, s, prof.max_threads);
@@ -324,14 +325,39 @@ static void account(struct table *t, const struct bp_region_sample *s, int64_t g
         tot->wake_max_ns = s->wake_max_ns;
     if (threads > tot->threads)
         tot->threads = threads;
-    t->last_end_ns = end_ns;
-    t->last = r;
-    t->last_seq = prof.seq;
+    tot->obtain_ns += s->obtain_ns;
+    if (end_ns > t->last_end_ns)
+        t->last_end_ns = end_ns;
+    tl->last_row[k] = r;
+    tl->last_seq[k] = tl->seq;
+    if (k == 1)
+        tl->last_phase = prof.current;
     if (t == &prof.all)
         bp_live_update(r->live, r, tot, t->first_start_ns, end_ns);
 }
 
-void bp_profile_region(const struct bp_region_sample *s)
+static void region_locked(struct bp_thread *t, const struct bp_region_sample *s);
+
+/* The calling thread's entry in the callers' table: a new one while there
+ * is room, else the shared last one. */
+static int caller_row(void)
+{
+    if (prof.ncallers == BP_MAX_CALLER_ROWS) {
+        prof.callers[BP_MAX_CALLER_ROWS].tid = -1; /* the rest */
+        return BP_MAX_CALLER_ROWS;
+    }
+    prof.callers[prof.ncallers].tid = (long)syscall(SYS_gettid);
+    return prof.ncallers++;
+}
+
+void bp_profile_region(struct bp_thread *t, const struct bp_region_sample *s)
+{
+    bp_pool_lock();
+    region_locked(t, s);
+    bp_pool_unlock();
+}
+
+static void region_locked(struct bp_thread *t, const struct bp_region_sample *s)
 {
     if (prof.all.buckets == NULL)
         return;
@@ -341,13 +367,25 @@ void bp_profile_region(const struct bp_region_sample *s)
         prof.all.other.live = bp_live_row(prof.slots, prof.all.other.name, "");
         bp_dump_signal_start();
     }
-    int64_t gap = prof.seq > 0 ? s->start_ns - prof.last_end_ns : -1;
-    prof.seq++;
-    /* The whole run's span starts at its first region: no gap before it. */
-    account(&prof.all, s, prof.all.tot.regions ? gap : -1);
+    struct bp_timeline *tl = &t->timeline;
+    if (tl->epoch != prof.epoch) { /* the thread's first region since the profile began */
+        memset(tl, 0, sizeof *tl);
+        tl->epoch = prof.epoch;
+        tl->caller = caller_row();
+    }
+    /* A thread's span starts at its first region: no gap before it. */
+    int64_t gap = tl->seq > 0 ? s->start_ns - tl->last_end_ns : -1;
+    tl->seq++;
+    account(&prof.all, 0, tl, s, gap);
     if (prof.current >= 0)
-        account(&prof.phases[prof.current], s, gap);
-    prof.last_end_ns = s->end_ns;
+        account(&prof.phases[prof.current], 1, tl, s, gap);
+    tl->last_end_ns = s->end_ns;
+    struct bp_caller_row *c = &prof.callers[tl->caller];
+    c->regions++;
+    c->regions_ns += s->end_ns - s->start_ns;
+    if (gap >= 0)
+        c->gaps_ns += gap;
+    c->obtain_ns += s->obtain_ns;
 }
 
 /* The rows of a table, the overflow row last if used; NULL when out of
@@ -380,8 +418,8 @@ static int part_of(struct bp_report_part *p, const char *name, const struct tabl
 {
     p->name = name;
     p->tot = totals_of(t);
-    if (name == NULL)
-        p->tot.unprofiled = atomic_load_explicit(&unprofiled, memory_order_relaxed);
+    p->callers = name == NULL ? prof.callers : NULL;
+    p->ncallers = name == NULL ? prof.ncallers : 0;
     p->rows = rows_of(t, &p->nrows);
     p->max_threads = prof.max_threads;
     p->waits = waits;
@@ -474,8 +512,8 @@ void bp_profile_dump(_Atomic int *stop)
 
 /* ---- the profile API of buddypool.h ------------------------------------- */
 
-/* The caller must not be inside a region: fork_lock is taken like a region's
- * (and thread 0 of a region holds it). */
+/* The caller must not be inside a region (the profile changes between a
+ * thread's regions, as its phases do). */
 static int api_enter(void)
 {
     if (bp_self()->level > 0)

@@ -127,6 +127,30 @@ static void write_sites(FILE *out, const struct bp_profile_row *r)
     free(sites);
 }
 
+/* Each forking thread's timeline, when more than one thread forked. */
+static void write_callers(FILE *out, const struct bp_report_part *p)
+{
+    const struct bp_caller_row *c = p->callers;
+    int rest = c != NULL && c[BP_MAX_CALLER_ROWS].regions > 0;
+    if (c == NULL || p->ncallers + rest < 2)
+        return;
+    fprintf(out, "\n  per forking thread (each thread's span = its regions + its gaps):\n");
+    fprintf(out, "  %12s %9s %11s %11s %11s %17s\n", "thread", "regions", "span", "in regions",
+            "gaps", "obtaining workers");
+    for (int i = 0; i <= BP_MAX_CALLER_ROWS; i++) {
+        if (i >= p->ncallers && (i < BP_MAX_CALLER_ROWS || !rest))
+            continue;
+        char name[24];
+        if (c[i].tid >= 0)
+            snprintf(name, sizeof name, "tid %ld", c[i].tid);
+        else
+            snprintf(name, sizeof name, "the rest");
+        fprintf(out, "  %12s %9" PRIu64 " %11.3f %11.3f %11.3f %17.3f\n", name, c[i].regions,
+                ms(c[i].regions_ns + c[i].gaps_ns), ms(c[i].regions_ns), ms(c[i].gaps_ns),
+                ms(c[i].obtain_ns));
+    }
+}
+
 /* One table: the whole run (phase NULL, with the waits) or one phase. */
 static void write_table(FILE *out, const char *phase, const struct bp_profile_totals *t,
                         const struct bp_profile_row *rows, size_t n,
@@ -155,10 +179,9 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
     if (t->woken > 0)
         fprintf(out, "  woken to start %12" PRIu64 " times: fork to start mean %.1f us, max %.1f us\n",
                 t->woken, (double)bp_wake_mean(t) / 1e3, (double)t->wake_max_ns / 1e3);
-    if (t->unprofiled > 0)
-        fprintf(out, "  not profiled   %12" PRIu64 " regions of other application threads, run "
-                     "while a profiled region ran (not in the figures above)\n",
-                t->unprofiled);
+    if (t->obtain_ns > 0)
+        fprintf(out, "  obtaining workers %9.3f ms  (forks that made or grew their team)\n",
+                ms(t->obtain_ns));
     fprintf(out, "\n  times in ms; wall%% and gap%% (gap_before) are shares of the span; "
                  "under each function its call sites\n");
     fprintf(out, "  %9s %11s %6s %11s %6s %11s %12s %15s %9s  %s\n", "calls", "wall", "wall%",
@@ -344,6 +367,7 @@ void bp_report_write(FILE *out, const char *json_path, const struct bp_report_me
         write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows,
                     parts[p].waits, parts[p].nwaits);
         if (p == 0) {
+            write_callers(out, &parts[0]);
             write_detail(out, &parts[0]);
             write_steps(out, &parts[0], meta->step_bound);
         }

@@ -143,9 +143,9 @@ static void json_table(FILE *f, const struct bp_report_part *p, int bound, const
                ", \"gaps_ns\": %" PRId64 ", \"barrier_wait_ns\": %" PRId64
                ", \"regions\": %" PRIu64 ", \"barriers\": %" PRIu64 ", \"woken\": %" PRIu64
                ", \"wake_mean_ns\": %" PRId64 ", \"wake_max_ns\": %" PRId64
-               ", \"unprofiled_regions\": %" PRIu64 "},\n%s\"functions\": [",
+               ", \"obtain_ns\": %" PRId64 "},\n%s\"functions\": [",
             t->span_ns, t->regions_ns, t->gaps_ns, t->wait_ns, t->regions, t->barriers,
-            t->woken, bp_wake_mean(t), t->wake_max_ns, t->unprofiled, indent);
+            t->woken, bp_wake_mean(t), t->wake_max_ns, t->obtain_ns, indent);
     for (size_t i = 0; i < p->nrows; i++) {
         const struct bp_profile_row *r = &p->rows[i];
         fprintf(f, "%s\n%s {\"name\": ", i ? "," : "", indent);
@@ -197,6 +197,20 @@ static int write_file(FILE *f, const struct bp_report_meta *meta,
                 i ? ", " : "", (int64_t)parts[0].waits[i].spin_ns,
                 (int64_t)parts[0].waits[i].sleep_ns, (uint64_t)parts[0].waits[i].sleeps,
                 (uint64_t)parts[0].waits[i].wakes);
+    fprintf(f, "]");
+    fprintf(f, ",\n \"forking_threads\": [");
+    const struct bp_caller_row *c = parts[0].callers;
+    int first = 1;
+    for (int i = 0; c != NULL && i <= BP_MAX_CALLER_ROWS; i++) {
+        if (i >= parts[0].ncallers && (i < BP_MAX_CALLER_ROWS || c[i].regions == 0))
+            continue;
+        fprintf(f, "%s\n  {\"tid\": %ld, \"regions\": %" PRIu64 ", \"span_ns\": %" PRId64
+                   ", \"regions_ns\": %" PRId64 ", \"gaps_ns\": %" PRId64
+                   ", \"obtain_ns\": %" PRId64 "}",
+                first ? "" : ",", c[i].tid, c[i].regions, c[i].regions_ns + c[i].gaps_ns,
+                c[i].regions_ns, c[i].gaps_ns, c[i].obtain_ns);
+        first = 0;
+    }
     fprintf(f, "]");
     fprintf(f, ",\n \"phases\": [");
     for (size_t p = 1; p < nparts; p++) {

@@ -8,29 +8,35 @@
  *
  * Recording. Each thread of an outermost team writes its episodes' arrival
  * and release times into a buffer of its own (bp_config.profile_steps
- * entries, made at a worker's start and kept; the threads that fork regions
- * share one, as their profiled regions run one at a time: a region that ran
- * unprofiled records none), so a barrier costs
+ * entries, made at a worker's start and kept, and at a forking thread's
+ * first profiled region, freed when that thread exits), so a barrier costs
  * it one store beside the two clock reads it already makes; nothing is
  * shared until the join. Episodes past the bound are summed per thread:
  * their waits, and the thread's own time before each. The join is the
  * region's last episode: the threads' arrivals at it are their join times,
  * its release the region's end.
  *
- * Accounting. At the join, thread 0 (holding fork_lock, with the workers
- * parked) reads every thread's buffer and folds the region into its row's
+ * Accounting. After the join, thread 0 (the workers parked, holding
+ * fork_lock for the accounting) reads every thread's buffer and folds the
+ * region into its row's
  * steps: exact for the kept steps; for the rest, calls and waits exact and
  * work as thread 0's own time (which thread arrived last is not tracked
  * past the bound). A row's steps grow to the largest index seen. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* The buffer of the threads that fork regions: profiled regions run one at
- * a time (fork_lock), so they share one, which an application thread that
- * exits does not take with it. */
-static struct bp_step_rec *callers_rec;
+/* A forking thread's buffer goes when the thread exits (the key's value). */
+static pthread_key_t rec_key;
+static pthread_once_t rec_key_once = PTHREAD_ONCE_INIT;
+static int rec_key_made;
+
+static void make_rec_key(void)
+{
+    rec_key_made = pthread_key_create(&rec_key, free) == 0;
+}
 
 static struct bp_step_rec *rec_alloc(void)
 {
@@ -45,12 +51,11 @@ void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
 {
     struct bp_steps_rec *s = &t->steps;
     if (s->rec == NULL) {
-        if (t->pool_id > 0) {
-            s->rec = rec_alloc();
-        } else {
-            if (callers_rec == NULL)
-                callers_rec = rec_alloc();
-            s->rec = callers_rec;
+        s->rec = rec_alloc();
+        if (t->pool_id == 0) { /* a forking thread: freed at its exit */
+            pthread_once(&rec_key_once, make_rec_key);
+            if (rec_key_made)
+                pthread_setspecific(rec_key, s->rec);
         }
     }
     t->barriers = 0;
@@ -183,13 +188,21 @@ void bp_steps_free(struct bp_steps *st)
 
 void bp_steps_shutdown(struct bp_thread *self)
 {
-    free(callers_rec);
-    callers_rec = NULL;
+    if (self->pool_id == 0 && self->steps.rec != NULL) {
+        if (rec_key_made)
+            pthread_setspecific(rec_key, NULL);
+        free(self->steps.rec);
+    }
     self->steps.rec = NULL; /* no profiled region starts after the shutdown */
+    if (rec_key_made) {
+        /* the library may be unloaded: no destructor of ours may run later
+         * (other threads' buffers stay with them, as the process ends) */
+        pthread_key_delete(rec_key);
+        rec_key_made = 0;
+    }
 }
 
 void bp_steps_worker_free(struct bp_step_rec *rec)
 {
-    if (rec != callers_rec)
-        free(rec);
+    free(rec);
 }

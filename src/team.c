@@ -122,18 +122,38 @@ static void quiesce(const struct bp_team *team)
         bp_pool_quiesce(team->members[i].worker);
 }
 
-/* The members' and the barrier's arrays for a team of cap, the members
- * kept so far copied over; 0 when out of memory (the team unchanged). */
+static void prof_free(struct bp_prof_arrays *a)
+{
+    free(a->wait);
+    free(a->iters);
+    free(a->joined);
+    free(a->steps);
+}
+
+/* The members' and the barrier's arrays for a team of cap (and, when
+ * profiling, the join's figures), the members kept so far copied over; 0
+ * when out of memory (the team unchanged). */
 static int resize(struct bp_team *team, int cap)
 {
     int nrounds = rounds_for(cap);
     struct bp_member *m = alloc_lines((size_t)cap, sizeof *m);
     struct bp_round *r = alloc_lines((size_t)cap * (size_t)nrounds, sizeof *r);
-    if (m == NULL || r == NULL) {
+    struct bp_prof_arrays p = {0};
+    if (bp_profiling) {
+        p.wait = calloc((size_t)cap, sizeof *p.wait);
+        p.iters = calloc((size_t)cap, sizeof *p.iters);
+        p.joined = calloc((size_t)cap, sizeof *p.joined);
+        p.steps = calloc((size_t)cap, sizeof *p.steps);
+    }
+    if (m == NULL || r == NULL ||
+        (bp_profiling && (!p.wait || !p.iters || !p.joined || !p.steps))) {
         free(m);
         free(r);
+        prof_free(&p);
         return 0;
     }
+    prof_free(&team->prof);
+    team->prof = p;
     int old = team->cap;
     if (team->members != NULL) {
         quiesce(team); /* the old arrays are freed */
@@ -177,6 +197,7 @@ static void free_team(struct bp_team *team, int with_workers)
     bp_loops_free(team->loops);
     free(team->members);
     free(team->rounds);
+    prof_free(&team->prof);
     free(team);
 }
 
@@ -286,7 +307,7 @@ static void reserve(struct bp_thread *t, struct bp_team *team, int want)
         free(all);
 }
 
-struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got)
+struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got, int *slow)
 {
     int idx = level - 1;
     struct bp_team *team = idx < BP_HOT_LEVELS ? t->hot[idx] : NULL;
@@ -303,6 +324,7 @@ struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got)
         }
     }
     /* The slow path: make the team, or make it larger. */
+    *slow = 1;
     bp_teams_lock();
     if (atomic_load(&bp_pool.shut_down)) {
         bp_teams_unlock();
@@ -413,14 +435,14 @@ void bp_teams_fork_child(void)
     for (struct bp_team *team = teams, *next; team != NULL; team = next) {
         next = team->next;
         /* relaxed: the child has one thread */
-        if (atomic_load_explicit(&team->state, memory_order_relaxed) == BP_TEAM_RUNNING) {
+        if (atomic_load_explicit(&team->state, memory_order_relaxed) == BP_TEAM_RUNNING &&
+            team->owner == t) {
             /* a region the calling thread is inside (fork() from a region:
-             * the child must not go on with it), or another thread's,
-             * which does not exist here */
-            if (team->owner == t)
-                atomic_store_explicit(&team->state, BP_TEAM_TAKEN, memory_order_relaxed);
+             * the child must not go on with it): kept, out of use */
+            atomic_store_explicit(&team->state, BP_TEAM_TAKEN, memory_order_relaxed);
             continue;
         }
+        /* idle, or another thread's, which does not exist here */
         for (int i = 0; i < BP_HOT_LEVELS; i++)
             if (t->hot[i] == team)
                 t->hot[i] = NULL;

@@ -87,9 +87,11 @@ struct bp_team {
     struct bp_team *up_team;
     /* thread 0's start block, copied to its children by bp_fork_children */
     alignas(BP_LINE) struct bp_go go0;
-    /* profiling: the region's function (tracing) and its fork's time */
+    /* profiling: the region's function (tracing) and its fork's time, and
+     * the figures its join hands over, cap of each */
     alignas(BP_LINE) const void *trace_fn;
     int64_t fork_ns;
+    struct bp_prof_arrays prof;
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;
@@ -105,8 +107,8 @@ _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
  * else one carved out of the pool's idle workers, the pool grown when too
  * few are idle. It may have fewer threads than asked (*got) when the pool
  * cannot start more. NULL when the pool is shut down: the region runs on
- * t alone. */
-struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got);
+ * t alone. *slow: the team was made or grown (not the fast path). */
+struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got, int *slow);
 /* The region is over and every member has arrived: the team is idle, kept
  * for t's next region at its level. */
 void bp_team_put(struct bp_thread *t, struct bp_team *team);

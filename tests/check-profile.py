@@ -8,6 +8,10 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
             nothing lost
   threads   PROGRAM is test-threads: its three functions have calls
             [2, 2000, 2000]
+  teams     PROGRAM is test-teams with its mode (concurrent or join): regions
+            of several application threads at once, every one profiled;
+            each forking thread's regions, gaps and span add up to the
+            totals (its span = its regions + its gaps)
   any       any program: the invariants, +0x names, one row per function
   bad-out   test-profile with an unwritable JSON path: a message naming the
             path, and the text report still printed
@@ -48,6 +52,12 @@ def run(program, args, env_extra):
 def invariants(prof, stderr):
     tot = prof["totals"]
     fns = prof["functions"]
+    ft = prof["forking_threads"]
+    for k in ("regions", "regions_ns", "gaps_ns", "obtain_ns"):
+        check(sum(c[k] for c in ft) == tot[k], "the forking threads' %s add up to the totals' "
+              "(%d vs %d)" % (k, sum(c[k] for c in ft), tot[k]))
+    check(all(c["span_ns"] == c["regions_ns"] + c["gaps_ns"] for c in ft),
+          "each forking thread's span is its regions plus its gaps")
     check(tot["span_ns"] == tot["regions_ns"] + tot["gaps_ns"],
           "span_ns %d == regions_ns %d + gaps_ns %d" % (tot["span_ns"], tot["regions_ns"], tot["gaps_ns"]))
     check(sum(f["wall_ns"] for f in fns) == tot["regions_ns"], "the rows' wall_ns add up to regions_ns")
@@ -445,6 +455,22 @@ def check_mode(mode, program, args, tmp):
         if threads >= 2:
             check(prof["waits"][1]["spin_ns"] >= 4 * 20000000,
                   "OMP_WAIT_POLICY=active: a worker spun through the pauses (%d ns)" % prof["waits"][1]["spin_ns"])
+    elif mode == "teams":
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        prof = load(out)
+        invariants(prof, p.stderr)
+        tot, ft = prof["totals"], prof["forking_threads"]
+        check(len(set(c["tid"] for c in ft)) == len(ft), "one entry per forking thread")
+        # concurrent: 2, 4 and 8 application threads, 20 regions each; join: the
+        # main thread's 3 regions, and 6 threads forking 20 regions each
+        want = {"concurrent": (14, {20}, 280), "join": (7, {3, 20}, 123)}.get(args[0])
+        if want is not None:
+            n, per, regions = want
+            check(len(ft) == n, "%d forking threads (got %d)" % (n, len(ft)))
+            check(set(c["regions"] for c in ft) == per,
+                  "regions per thread %s (got %s)" % (sorted(per), sorted(set(c["regions"] for c in ft))))
+            check(tot["regions"] == regions, "%d regions, all profiled (got %d)" % (regions, tot["regions"]))
+        check("per forking thread" in p.stderr, "the text report lists the forking threads")
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)
