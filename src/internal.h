@@ -559,8 +559,9 @@ void bp_steps_free(struct bp_steps *st);
 /* A worker's buffer, when it stops (or in a child of fork(), whose workers
  * are gone). */
 void bp_steps_worker_free(struct bp_step_rec *rec);
-/* The pool shuts down (self: the thread that does it): the forking
- * threads' buffer goes. */
+/* In a child of fork(): the buffers of the threads it does not have go. */
+void bp_steps_fork_child(struct bp_thread *self);
+/* The pool shuts down (self: the thread that does it): its buffer goes. */
 void bp_steps_shutdown(struct bp_thread *self);
 
 /* ---- live.c ------------------------------------------------------------- */

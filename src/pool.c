@@ -117,6 +117,8 @@ static void atfork_child(void)
     bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
     atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
     bp_profile_fork_child(); /* the parent reports its own regions */
+    if (bp_profiling)
+        bp_steps_fork_child(&bp_tls);
     if (bp_tracing)
         bp_trace_free(&bp_tls); /* and writes its own trace */
     /* only the slots the parent used were ever written */

@@ -23,19 +23,87 @@
  * work as thread 0's own time (which thread arrived last is not tracked
  * past the bound). A row's steps grow to the largest index seen. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* A forking thread's buffer goes when the thread exits (the key's value). */
+/* A forking thread's buffer, on a list of them all (so that those of
+ * threads a child of fork() does not have can be freed there); it goes
+ * when the thread exits (the key's value). */
+struct caller_rec {
+    struct caller_rec *next, *prev;
+    struct bp_step_rec rec[];
+};
+static pthread_mutex_t callers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct caller_rec *callers;
 static pthread_key_t rec_key;
 static pthread_once_t rec_key_once = PTHREAD_ONCE_INIT;
 static int rec_key_made;
 
+static void caller_unlink(struct caller_rec *c)
+{
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        callers = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+}
+
+static void caller_exit(void *arg)
+{
+    struct caller_rec *c = arg;
+    pthread_mutex_lock(&callers_lock);
+    caller_unlink(c);
+    pthread_mutex_unlock(&callers_lock);
+    free(c);
+}
+
 static void make_rec_key(void)
 {
-    rec_key_made = pthread_key_create(&rec_key, free) == 0;
+    rec_key_made = pthread_key_create(&rec_key, caller_exit) == 0;
+}
+
+static struct bp_step_rec *caller_alloc(void)
+{
+    struct caller_rec *c =
+        malloc(sizeof *c + sizeof c->rec[0] * (size_t)bp_config.profile_steps);
+    if (c == NULL)
+        bp_fatal("profile: out of memory for %d barrier steps per thread "
+                 "(BUDDY_THREAD_POOL_PROFILE_STEPS)", bp_config.profile_steps);
+    pthread_mutex_lock(&callers_lock);
+    c->prev = NULL;
+    c->next = callers;
+    if (callers != NULL)
+        callers->prev = c;
+    callers = c;
+    pthread_mutex_unlock(&callers_lock);
+    pthread_once(&rec_key_once, make_rec_key);
+    if (rec_key_made)
+        pthread_setspecific(rec_key, c);
+    return c->rec;
+}
+
+static struct caller_rec *caller_of(struct bp_step_rec *rec)
+{
+    return (struct caller_rec *)((char *)rec - offsetof(struct caller_rec, rec));
+}
+
+void bp_steps_fork_child(struct bp_thread *self)
+{
+    pthread_mutex_init(&callers_lock, NULL);
+    struct caller_rec *mine = self->pool_id == 0 && self->steps.rec != NULL
+                                  ? caller_of(self->steps.rec) : NULL;
+    for (struct caller_rec *c = callers, *next; c != NULL; c = next) {
+        next = c->next;
+        if (c != mine)
+            free(c); /* another thread's, which the child does not have */
+    }
+    callers = mine;
+    if (mine != NULL)
+        mine->next = mine->prev = NULL;
 }
 
 static struct bp_step_rec *rec_alloc(void)
@@ -50,14 +118,8 @@ static struct bp_step_rec *rec_alloc(void)
 void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
 {
     struct bp_steps_rec *s = &t->steps;
-    if (s->rec == NULL) {
-        s->rec = rec_alloc();
-        if (t->pool_id == 0) { /* a forking thread: freed at its exit */
-            pthread_once(&rec_key_once, make_rec_key);
-            if (rec_key_made)
-                pthread_setspecific(rec_key, s->rec);
-        }
-    }
+    if (s->rec == NULL) /* a worker's is freed when it stops */
+        s->rec = t->pool_id > 0 ? rec_alloc() : caller_alloc();
     t->barriers = 0;
     s->rest_wait_ns = s->rest_work_ns = 0;
     s->last_release_ns = start_ns;
@@ -191,7 +253,7 @@ void bp_steps_shutdown(struct bp_thread *self)
     if (self->pool_id == 0 && self->steps.rec != NULL) {
         if (rec_key_made)
             pthread_setspecific(rec_key, NULL);
-        free(self->steps.rec);
+        caller_exit(caller_of(self->steps.rec));
     }
     self->steps.rec = NULL; /* no profiled region starts after the shutdown */
     if (rec_key_made) {
