@@ -1,0 +1,131 @@
+/* deque.h: a bounded work-stealing deque of pointers, for tasks: the thread
+ * that owns it pushes and pops at the bottom, any other thread steals from
+ * the top (Chase and Lev, "Dynamic Circular Work-Stealing Deque", SPAA 2005;
+ * the memory orders are those Le, Pop, Cohen and Zappa Nardelli proved for
+ * C11 in "Correct and Efficient Work-Stealing for Weak Memory Models",
+ * PPoPP 2013). Thread-free in itself: tested alone (test-deque.c).
+ *
+ * Slots bottom-1 down to top hold the items; top only grows (a steal, or
+ * the owner's pop of the last item, moves it up by a compare-and-swap), and
+ * bottom is written by the owner alone. The owner pops the newest item
+ * (last in, first out: the task it just made, whose data is in its cache);
+ * a thief steals the oldest (the largest piece of a recursive split).
+ *
+ * The one race is for the last item: the owner's pop lowers bottom, then
+ * (behind a full fence) reads top; a thief reads top, then (behind a full
+ * fence) bottom. Both fences sequentially consistent, at least one sees the
+ * other's move, and when both go for the item the compare-and-swap on top
+ * decides. A thief that loses a race to another thief says so (BP_DEQUE_LOST)
+ * rather than empty, so that it may try again.
+ *
+ * Bounded: the capacity is fixed when the deque is made, and a push into a
+ * full deque is refused; the caller then runs the task at once, as libgomp
+ * and libomp do when a thread has too many queued. No resizing, so no old
+ * buffer for a slow thief to read. */
+#ifndef BUDDYPOOL_DEQUE_H
+#define BUDDYPOOL_DEQUE_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct bp_deque {
+    alignas(BP_LINE) _Atomic int64_t top; /* thieves and the last pop move it */
+    alignas(BP_LINE) _Atomic int64_t bottom; /* the owner's */
+    int64_t mask;                            /* capacity - 1 */
+    void *_Atomic *slots;                    /* capacity of them */
+};
+
+enum { BP_DEQUE_EMPTY = 0, BP_DEQUE_GOT = 1, BP_DEQUE_LOST = -1 };
+
+/* A deque of 2^log2_capacity slots (1 <= log2_capacity <= 30); 0, or -1
+ * when out of memory. */
+static inline int bp_deque_init(struct bp_deque *d, int log2_capacity)
+{
+    int64_t cap = (int64_t)1 << log2_capacity;
+    d->slots = calloc((size_t)cap, sizeof *d->slots);
+    if (d->slots == NULL)
+        return -1;
+    d->mask = cap - 1;
+    atomic_init(&d->top, 0);
+    atomic_init(&d->bottom, 0);
+    return 0;
+}
+
+static inline void bp_deque_free(struct bp_deque *d)
+{
+    free(d->slots);
+    d->slots = NULL;
+}
+
+/* Owner: items queued now (a hint for others, exact for the owner). */
+static inline int64_t bp_deque_size(struct bp_deque *d)
+{
+    /* relaxed: a count */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b > t ? b - t : 0;
+}
+
+/* Owner: queue x at the bottom; 1, or 0 when the deque is full. */
+static inline int bp_deque_push(struct bp_deque *d, void *x)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    /* acquire: a thief's steal of slot top is over before it is reused */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    if (b - t > d->mask)
+        return 0;
+    /* relaxed: published by the release fence and the bottom store */
+    atomic_store_explicit(&d->slots[b & d->mask], x, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    return 1;
+}
+
+/* Owner: take the newest item into *x; BP_DEQUE_GOT, or BP_DEQUE_EMPTY. */
+static inline int bp_deque_pop(struct bp_deque *d, void **x)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    /* seq_cst: the lowered bottom against a thief's read of it (see above) */
+    atomic_thread_fence(memory_order_seq_cst);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    if (t > b) { /* empty */
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        return BP_DEQUE_EMPTY;
+    }
+    *x = atomic_load_explicit(&d->slots[b & d->mask], memory_order_relaxed);
+    if (t < b)
+        return BP_DEQUE_GOT; /* more than one left: no thief can reach it */
+    /* the last one: a thief may be taking it; the CAS on top decides */
+    int won = atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
+                                                      memory_order_seq_cst,
+                                                      memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    return won ? BP_DEQUE_GOT : BP_DEQUE_EMPTY;
+}
+
+/* Any thread but the owner: take the oldest item into *x; BP_DEQUE_GOT,
+ * BP_DEQUE_EMPTY, or BP_DEQUE_LOST when another took it first (try again). */
+static inline int bp_deque_steal(struct bp_deque *d, void **x)
+{
+    /* acquire: the items below top were pushed before */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    /* seq_cst: against the owner's pop (see above) */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* acquire: pairs with push's release fence: the slot's item is visible */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    if (t >= b)
+        return BP_DEQUE_EMPTY;
+    void *item = atomic_load_explicit(&d->slots[t & d->mask], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        return BP_DEQUE_LOST;
+    *x = item;
+    return BP_DEQUE_GOT;
+}
+
+#endif

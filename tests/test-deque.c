@@ -1,0 +1,166 @@
+/* test-deque.c: the work-stealing deque alone (src/deque.h).
+ * 1. One thread: pushes up to the capacity and not past it, pops newest
+ *    first, steals oldest first, and empty is empty.
+ * 2. The owner pushes ITEMS items in bursts and pops some of them back while
+ *    THIEVES threads steal, on a small deque so that it runs full and empty
+ *    again and again: every item is taken exactly once, by somebody.
+ * 3. The race for the last item: the owner pushes one item and pops it at
+ *    once, at least ITEMS times and until the thief (which does not yield)
+ *    has won 10 of them (up to LAST_MAX items or 10 s): each item once.
+ * Not timed. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../src/deque.h"
+#include "check.h"
+
+enum { ITEMS = 200000, THIEVES = 3, LOG2_CAP = 4, LAST_MAX = 16 * ITEMS };
+
+static struct bp_deque dq;
+static _Atomic int taken[LAST_MAX + 1];
+static _Atomic int owner_done, spin_thief;
+static _Atomic long stolen, lost;
+
+static void take(void *x)
+{
+    intptr_t i = (intptr_t)x;
+    CHECK(i >= 1 && i <= LAST_MAX);
+    atomic_fetch_add(&taken[i], 1);
+}
+
+static void *thief(void *arg)
+{
+    for (;;) {
+        void *x;
+        int r = bp_deque_steal(&dq, &x);
+        if (r == BP_DEQUE_GOT) {
+            take(x);
+            atomic_fetch_add(&stolen, 1);
+        } else if (r == BP_DEQUE_LOST) {
+            atomic_fetch_add(&lost, 1);
+        } else if (atomic_load(&owner_done)) {
+            break; /* empty, and nothing more comes */
+        } else if (!atomic_load(&spin_thief)) {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void one_thread(void)
+{
+    CHECK_EQ(bp_deque_init(&dq, 3), 0);
+    void *x;
+    CHECK_EQ(bp_deque_pop(&dq, &x), BP_DEQUE_EMPTY);
+    CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_EMPTY);
+    for (intptr_t i = 1; i <= 8; i++)
+        CHECK_EQ(bp_deque_push(&dq, (void *)i), 1);
+    CHECK_EQ(bp_deque_push(&dq, (void *)9), 0); /* full at 8 */
+    CHECK_EQ(bp_deque_size(&dq), 8);
+    CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_GOT);
+    CHECK_EQ((intptr_t)x, 1); /* the oldest */
+    CHECK_EQ(bp_deque_pop(&dq, &x), BP_DEQUE_GOT);
+    CHECK_EQ((intptr_t)x, 8); /* the newest */
+    CHECK_EQ(bp_deque_push(&dq, (void *)10), 1);
+    CHECK_EQ(bp_deque_push(&dq, (void *)11), 1); /* the stolen slot is reused */
+    CHECK_EQ(bp_deque_push(&dq, (void *)12), 0);
+    intptr_t want[] = {11, 10, 7, 6, 5, 4, 3, 2};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        CHECK_EQ(bp_deque_pop(&dq, &x), BP_DEQUE_GOT);
+        CHECK_EQ((intptr_t)x, want[k]);
+    }
+    CHECK_EQ(bp_deque_pop(&dq, &x), BP_DEQUE_EMPTY);
+    CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_EMPTY);
+    CHECK_EQ(bp_deque_size(&dq), 0);
+    bp_deque_free(&dq);
+}
+
+static void with_thieves(void)
+{
+    CHECK_EQ(bp_deque_init(&dq, LOG2_CAP), 0);
+    pthread_t th[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        CHECK_EQ(pthread_create(&th[i], NULL, thief, NULL), 0);
+    long popped = 0, ran_at_once = 0;
+    for (intptr_t i = 1; i <= ITEMS; i++) {
+        if (!bp_deque_push(&dq, (void *)i)) {
+            take((void *)i); /* full: the owner runs it itself */
+            ran_at_once++;
+        }
+        if (i % 3 == 0) { /* and takes some back, racing the thieves */
+            void *x;
+            if (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT) {
+                take(x);
+                popped++;
+            }
+        }
+    }
+    void *x;
+    while (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT) {
+        take(x);
+        popped++;
+    }
+    atomic_store(&owner_done, 1);
+    for (int i = 0; i < THIEVES; i++)
+        CHECK_EQ(pthread_join(th[i], NULL), 0);
+    long once = 0;
+    for (int i = 1; i <= ITEMS; i++) {
+        int times = atomic_load(&taken[i]);
+        CHECK_EQ(times, 1);
+        once += times;
+    }
+    CHECK_EQ(once, ITEMS);
+    CHECK_EQ(popped + atomic_load(&stolen) + ran_at_once, ITEMS);
+    printf("test-deque: %d items, each taken once: %ld popped, %ld stolen (%ld steals lost a "
+           "race), %ld run at once on a full deque\n",
+           ITEMS, popped, (long)atomic_load(&stolen), (long)atomic_load(&lost), ran_at_once);
+    bp_deque_free(&dq);
+}
+
+static void last_item(void)
+{
+    CHECK_EQ(bp_deque_init(&dq, LOG2_CAP), 0);
+    for (int i = 0; i <= ITEMS; i++)
+        atomic_store(&taken[i], 0);
+    atomic_store(&owner_done, 0);
+    atomic_store(&stolen, 0);
+    atomic_store(&spin_thief, 1);
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, thief, NULL), 0);
+    long popped = 0;
+    time_t give_up = time(NULL) + 10;
+    intptr_t n = 0;
+    while (n < LAST_MAX && (n < ITEMS || (atomic_load(&stolen) < 10 && time(NULL) < give_up))) {
+        n++;
+        CHECK_EQ(bp_deque_push(&dq, (void *)n), 1);
+        void *x;
+        if (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT) {
+            CHECK_EQ((intptr_t)x, n);
+            take(x);
+            popped++;
+        }
+    }
+    atomic_store(&owner_done, 1);
+    CHECK_EQ(pthread_join(th, NULL), 0);
+    for (intptr_t i = 1; i <= n; i++) {
+        int times = atomic_load(&taken[i]);
+        CHECK_EQ(times, 1);
+    }
+    long won = atomic_load(&stolen);
+    CHECK_EQ(popped + won, n);
+    CHECK_GE(won, 1); /* the race happened (else nothing was tested) */
+    printf("test-deque: the last item, %ld times: the owner took %ld, the thief %ld\n",
+           (long)n, popped, won);
+    bp_deque_free(&dq);
+}
+
+int main(void)
+{
+    one_thread();
+    with_thieves();
+    last_item();
+    return 0;
+}
