@@ -35,9 +35,10 @@
  * current episode (a new worker's start there too), so none falls so far
  * behind that 32-bit wrapping makes it look current.
  *
- * Fork: thread 0 writes the go block (what to run, the context, the team)
- * in its own slot, copies it to each worker's slot, beside that worker's go
- * flag, and publishes the flags, then checks for sleepers behind one fence.
+ * Fork: thread 0 writes the start block (what to run, the context, the
+ * team) in its team (team->go0), copies it to each worker's slot, beside
+ * that worker's go flag, and publishes the flags, then checks for sleepers
+ * behind one fence.
  * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
  * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
  * and worker i, woken, copies its own block to its children
@@ -57,10 +58,8 @@
  * grandchild published before its arrive is visible to thread 0 through
  * its parent's). A small team keeps the flat join: a tree's levels would
  * add hand-offs to a join that is one line per worker anyway. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 #include "pool.h"
@@ -256,14 +255,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t end = (uint32_t)++t->epoch;
     uint32_t used = t->constructs | t->singles;
-    if (f->team_size >= BP_TREE_JOIN) {
-        used |= bp_join_children(team, 0, f->team_size, end);
-    } else {
-        for (int i = 1; i < f->team_size; i++) {
-            bp_flag_wait(&team->members[i].arrive, end);
-            used |= team->members[i].used_shared;
-        }
-    }
+    used |= bp_join_children(team, 0, f->team_size, end);
     team->epoch = t->epoch;
     if (f->counted) {
         count_busy(-busy_of(f));
@@ -326,9 +318,15 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     }
 }
 
-/* Thread tid's children in a team's fork and join tree: [first, *end). */
-static int tree_children(int tid, int team_size, int *end)
+/* The threads thread tid starts at the fork and waits for at the join:
+ * [first, *end), maybe empty. A large team's tree children; in a small
+ * team, every worker for thread 0 and none for the others (flat). */
+static int children(int tid, int team_size, int *end)
 {
+    if (team_size < BP_TREE_JOIN) {
+        *end = tid == 0 ? team_size : 1;
+        return 1;
+    }
     int first = BP_JOIN_FANOUT * tid + 1;
     *end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
     return first;
@@ -336,13 +334,8 @@ static int tree_children(int tid, int team_size, int *end)
 
 void bp_fork_children(const struct bp_go *from)
 {
-    int tid = from->tid, team_size = from->team_size;
-    int first = 1, end = team_size;
-    if (team_size >= BP_TREE_JOIN) {
-        first = tree_children(tid, team_size, &end);
-    } else if (tid != 0) {
-        return; /* a small team's fork is flat */
-    }
+    int team_size = from->team_size, end;
+    int first = children(from->tid, team_size, &end);
     if (first >= end)
         return;
     struct bp_team *team = from->team;
@@ -379,7 +372,7 @@ uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t
 {
     uint32_t used = 0;
     int last;
-    for (int c = tree_children(tid, team_size, &last); c < last; c++) {
+    for (int c = children(tid, team_size, &last); c < last; c++) {
         bp_flag_wait(&team->members[c].arrive, end);
         used |= team->members[c].used_shared; /* its subtree's, folded before it arrived */
     }
@@ -467,7 +460,7 @@ void bp_fork_end(struct bp_fork_frame *f)
         steps1 = bp_steps_view(t);
     }
     restore_team(t, &f->saved);
-    if (timed && a->wait != NULL) {
+    if (timed) {
         struct bp_region_sample sample = {
             .fn = f->fn, .start_ns = f->start_ns, .end_ns = f->end_ns, .wait_ns = f->wait_ns,
             .wait_t0_ns = f->wait_t0_ns, .threads = f->team_size, .barriers = f->barriers,
