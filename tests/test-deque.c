@@ -6,7 +6,9 @@
  *    again and again: every item is taken exactly once, by somebody.
  * 3. The race for the last item: the owner pushes one item and pops it at
  *    once, at least ITEMS times and until the thief (which does not yield)
- *    has won 10 of them (up to LAST_MAX items or 10 s): each item once.
+ *    has won 10 of them (up to LAST_MAX items or 10 s; past ITEMS the
+ *    owner yields now and then, for a machine too busy to run the thief):
+ *    each item once.
  * Not timed. */
 #include <pthread.h>
 #include <sched.h>
@@ -21,7 +23,7 @@ enum { ITEMS = 200000, THIEVES = 3, LOG2_CAP = 4, LAST_MAX = 16 * ITEMS };
 
 static struct bp_deque dq;
 static _Atomic int taken[LAST_MAX + 1];
-static _Atomic int owner_done, spin_thief;
+static _Atomic int owner_done, spin_thief, thieves_up;
 static _Atomic long stolen, lost;
 
 static void take(void *x)
@@ -33,6 +35,7 @@ static void take(void *x)
 
 static void *thief(void *arg)
 {
+    atomic_fetch_add(&thieves_up, 1);
     for (;;) {
         void *x;
         int r = bp_deque_steal(&dq, &x);
@@ -130,11 +133,15 @@ static void last_item(void)
     atomic_store(&spin_thief, 1);
     pthread_t th;
     CHECK_EQ(pthread_create(&th, NULL, thief, NULL), 0);
+    while (atomic_load(&thieves_up) < THIEVES + 1) /* the thief runs before the race */
+        sched_yield();
     long popped = 0;
     time_t give_up = time(NULL) + 10;
     intptr_t n = 0;
     while (n < LAST_MAX && (n < ITEMS || (atomic_load(&stolen) < 10 && time(NULL) < give_up))) {
         n++;
+        if (n > ITEMS && n % 256 == 0)
+            sched_yield(); /* a thief short of CPU time gets some */
         CHECK_EQ(bp_deque_push(&dq, (void *)n), 1);
         void *x;
         if (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT) {
