@@ -1,7 +1,9 @@
 /* test-sites.c: known call sites and barrier steps for the profiling tests
  * (check-profile.py sites / bound / serve reads the JSON it leaves).
  *   site_body    3 barriers (4 steps with the join); before the second the
- *                last thread sleeps 5 ms, so it arrives last at step 1.
+ *                last thread waits until the others are on their way to it,
+ *                then sleeps 5 ms, so it arrives last at step 1 however the
+ *                threads are scheduled (4 threads share 2 CPUs in CI).
  *                Forked 3 times from fork_a (called by via_x, called by
  *                main) and 5 times from fork_b (called by main).
  *   kmp_body     __kmpc_fork_call 4 times with a source location
@@ -14,6 +16,8 @@
  * The functions are exported (the test links with -rdynamic) so dladdr
  * names them. */
 #include <poll.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -42,12 +46,23 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* How many of site_body's other threads have passed its first barrier;
+ * the last thread sets it back to 0 before its sleep, and the next region
+ * starts only after this one's join. */
+static atomic_int passed_first;
+
 void site_body(int thread, int team_size, void *ctx)
 {
     (void)ctx;
     buddypool_barrier();
-    if (thread == team_size - 1)
+    if (thread == team_size - 1) {
+        while (atomic_load(&passed_first) < team_size - 1)
+            sched_yield();
+        atomic_store(&passed_first, 0);
         sleep_ms(5);
+    } else {
+        atomic_fetch_add(&passed_first, 1);
+    }
     buddypool_barrier();
     buddypool_barrier();
 }
