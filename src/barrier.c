@@ -20,19 +20,25 @@
 #include "prim.h"
 #include "team.h"
 
+/* The barrier completes the team's tasks: its waits run queued ones, and
+ * once every thread has arrived each runs them until none is left (task.c). */
 static void barrier_wait(struct bp_thread *t)
 {
     uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size, i = t->tid;
-    const struct bp_team *team = t->team_ptr;
+    struct bp_team *team = t->team_ptr;
     int nrounds = team->nrounds;
     struct bp_round *rounds = team->rounds; /* read once: the calls may not change it */
     struct bp_round *mine = &rounds[i * nrounds];
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
-        bp_flag_wait_reached(&rounds[from * nrounds + k].flag, e);
+        bp_flag_wait_poll(&rounds[from * nrounds + k].flag, e, 1, &team->tasking, bp_tasks_poll,
+                          t);
     }
+    /* acquire: the tasks' writes before their completion */
+    if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0)
+        bp_tasks_drain(t);
 }
 
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */

@@ -118,9 +118,10 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
 
 /* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
  * from the one that forks it; the team's loops follow its runtime schedule. */
-static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
+static void begin_task(struct bp_thread *t, const struct bp_icv *icv, struct bp_task *implicit)
 {
     bp_task_icvs(t, icv);
+    bp_task_implicit(t, implicit);
     t->tid = 0;
     t->level++;
     t->singles = 0;
@@ -133,11 +134,11 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv)
 }
 
 /* Enter and leave the state of a region of one thread on the caller. */
-static void serial_enter(struct bp_thread *t, struct team_state *saved)
+static void serial_enter(struct bp_thread *t, struct bp_fork_frame *f)
 {
     struct bp_icv icv = child_icv(bp_icv(t), t->level + 1);
-    save_team(t, saved);
-    begin_task(t, &icv);
+    save_team(t, &f->saved);
+    begin_task(t, &icv, &f->implicit);
     t->team_size = 1;
 }
 
@@ -227,7 +228,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     own->level = level;
     bp_fork_children(own);
     save_team(t, &f->saved);
-    begin_task(t, &icv);
+    begin_task(t, &icv, &f->implicit);
     if (policy == 4)
         bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
     t->team_size = team_size;
@@ -253,9 +254,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     struct bp_team *team = f->team;
     int timed = bp_profiling && f->outermost;
     int64_t joined_ns = timed ? bp_now_ns() : 0;
-    uint32_t end = (uint32_t)++t->epoch;
-    uint32_t used = t->constructs | t->singles;
-    used |= bp_join_children(team, 0, f->team_size, end);
+    uint32_t used = bp_tasks_join(t, team, f->team_size, t->constructs | t->singles);
     team->epoch = t->epoch;
     if (f->counted) {
         count_busy(-busy_of(f));
@@ -368,12 +367,13 @@ void bp_fork_children(const struct bp_go *from)
         bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
 }
 
-uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end)
+uint32_t bp_join_children(struct bp_thread *t, struct bp_team *team, int tid, int team_size,
+                          uint32_t end)
 {
     uint32_t used = 0;
     int last;
     for (int c = children(tid, team_size, &last); c < last; c++) {
-        bp_flag_wait(&team->members[c].arrive, end);
+        bp_flag_wait_poll(&team->members[c].arrive, end, 0, &team->tasking, bp_tasks_poll, t);
         used |= team->members[c].used_shared; /* its subtree's, folded before it arrived */
     }
     return used;
@@ -399,7 +399,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     /* acquire: pairs with the destructor's release of shut_down */
     if (atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire) ||
         (team_size <= 1 && !(bp_profiling && f->outermost))) {
-        serial_enter(t, &f->saved);
+        serial_enter(t, f);
         return;
     }
     /* No region takes a lock: each runs on a team of its own (team.c), and
@@ -430,7 +430,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     if (team_size > 1) {
         team_enter(t, f, run, ctx, ctx_size);
     } else {
-        serial_enter(t, &f->saved);
+        serial_enter(t, f);
         if (bp_profiling && f->outermost)
             bp_steps_begin(t, f->start_ns);
     }
@@ -448,7 +448,10 @@ void bp_fork_end(struct bp_fork_frame *f)
     if (f->team_size > 1) {
         team_leave(t, f);
         a = &f->team->prof;
-    } else if (timed) {
+    } else {
+        bp_taskwait(t); /* a detached task's event may be pending */
+    }
+    if (f->team_size <= 1 && timed) {
         f->end_ns = bp_now_ns();
         f->wait_ns = f->wait_t0_ns = 0;
         f->barriers = t->barriers + 1;

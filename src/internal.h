@@ -57,6 +57,11 @@ void bp_flag_wait(struct bp_flag *f, uint32_t target);
 /* The same, until f->value is target or past it (wrapping order): for a
  * flag whose setter may move on by one before this waiter looks. */
 void bp_flag_wait_reached(struct bp_flag *f, uint32_t target);
+/* Either wait (reached: the second), which meanwhile calls poll(arg)
+ * whenever *watch is non-zero, and does not sleep while it is: a barrier
+ * or join runs queued tasks while it waits (task.c). */
+void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
+                       int (*poll)(void *), void *arg);
 /* Store value (release, and a full fence against the sleepers check), then
  * wake sleepers if there are any. */
 void bp_flag_set(struct bp_flag *f, uint32_t value);
@@ -198,6 +203,55 @@ int bp_place_near(int first, int i);
  * proc_bind(spread) divides it; other policies keep the forker's. */
 void bp_place_partition(int policy, int tid, int nth, int *first, int *count);
 
+/* ---- task.c: explicit tasks ---------------------------------------------- */
+struct bp_team;
+struct bp_thread;
+
+/* A taskgroup: how many of the tasks made in it (and their descendants)
+ * are not complete. On the heap, made and freed by the task whose code
+ * opens and closes it. */
+struct bp_taskgroup {
+    struct bp_taskgroup *prev; /* the one enclosing it in the same task */
+    _Atomic int32_t count;
+};
+
+enum {
+    BP_TASK_FINAL = 1u << 0,    /* final: its descendants are included tasks */
+    BP_TASK_UNTIED = 1u << 1,   /* untied (run as tied, which OpenMP allows) */
+    BP_TASK_LINKED = 1u << 2,   /* counted in its parent, taskgroup and team */
+    BP_TASK_IMPLICIT = 1u << 3, /* an implicit task (never freed here) */
+    BP_TASK_STARTED = 1u << 4,  /* its body has begun (an untied task's next */
+                                /* part is queued again, not anew) */
+};
+
+/* A task. The ABI layer puts its data after the header (bp_task_payload)
+ * and says how to run it (body). A task is freed when it is complete and
+ * none of its children is not: refs counts 1 until it completes, plus one
+ * per child not complete, so a task's parent chain is always readable. */
+struct bp_task {
+    void (*body)(struct bp_task *task); /* runs it, or its next untied part */
+    struct bp_task *parent;
+    struct bp_taskgroup *in_group; /* the taskgroup it counts in; NULL: none */
+    struct bp_taskgroup *group;    /* the innermost one its own code is in */
+    struct bp_team *team;          /* the team that counts it; NULL: none */
+    _Atomic int32_t refs;
+    _Atomic int32_t pending;       /* runs of its body to come, plus one while an */
+                                   /* event (detach) is not fulfilled: 0 is complete */
+    uint32_t flags;                /* BP_TASK_* */
+    int depth;                     /* its parent's plus one; implicit tasks 0 */
+    const void *fn;                /* the task's function, as the profile names it */
+    void *mem;                     /* what to free; NULL: not on the heap */
+    _Atomic uint32_t requeues;     /* times its untied parts were queued again */
+    struct bp_icv icv;             /* its data environment's ICVs */
+    /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
+    struct bp_task_frame {
+        struct bp_task *prev;
+        struct bp_icv icv;
+        int icv_ready;
+        uint32_t task_id;
+    } frame;
+};
+
 /* ---- pool.c, fork.c: the state of a thread and its team ------------------ */
 
 /* What every thread of a team runs: run(thread number, ctx). */
@@ -250,7 +304,8 @@ struct bp_loop {
     struct bp_team *act_ptr;                                                           \
     int part_first, part_count; /* the task's place partition; 0 places: all */ \
     struct bp_team *team_ptr;     /* the team of the current region; NULL: none */   \
-    struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */
+    struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */   \
+    struct bp_task *task;         /* the task it runs; NULL: the initial task */
 struct team_state {
     BP_TEAM_STATE
 };
@@ -294,6 +349,7 @@ struct bp_thread {
         struct team_state team;
     };
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
+    struct bp_task initial_task; /* the implicit task outside any region (task.c) */
     /* the teams this thread forked with at levels 1..BP_HOT_LEVELS, kept
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
@@ -342,6 +398,7 @@ struct bp_fork_frame {
     int64_t obtain_ns;      /* profiling: making or growing its team */
     int outermost;          /* forked outside any region: the profile times it */
     const void *fn;
+    struct bp_task implicit; /* thread 0's implicit task in the region */
     struct team_state saved;
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
     int64_t joined_ns;      /* tracing: thread 0 reached the join */
@@ -389,6 +446,65 @@ int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), 
 void bp_reduce_end(struct bp_thread *t);
 /* The single construct: 1 for the one thread of t's team that runs it. */
 int bp_single(struct bp_thread *t);
+
+/* ---- task.c (the calls) ------------------------------------------------- */
+
+/* Where the ABI layer's data starts in a task of bp_task_new. */
+#define BP_TASK_HEADER ((sizeof(struct bp_task) + 63) & ~(size_t)63)
+static inline void *bp_task_payload(struct bp_task *task)
+{
+    return (char *)task + BP_TASK_HEADER;
+}
+static inline struct bp_task *bp_task_of_payload(void *payload)
+{
+    return (struct bp_task *)((char *)payload - BP_TASK_HEADER);
+}
+/* The task t runs now (the initial task outside any region). */
+struct bp_task *bp_task_current(struct bp_thread *t);
+/* Would a task made now by t be included (run at once, to completion, with
+ * its descendants): t's team has one thread, or t's task is final. */
+int bp_task_included(struct bp_thread *t);
+/* A task on the heap with `payload` bytes of the ABI's data aligned to
+ * `align` (a power of two, at most 64; more is an error the ABI reports),
+ * not yet made part of anything. */
+struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp_task *),
+                            uint32_t flags, const void *fn);
+/* Make task a child of t's task and queue it (deferred), or run it now
+ * (undeferred: if(0), or included); a started untied task is queued again
+ * for its next part. The task may be freed before this returns. */
+void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred);
+/* An undeferred task whose body its creator runs itself, between these two
+ * (__kmpc_omp_task_begin_if0): task is the heap one of bp_task_new, or a
+ * stack one when bp_task_included said so (then it must make no deferred
+ * child), marked by linked = 0. */
+void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int linked,
+                              struct bp_task_frame *fr);
+void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
+                            struct bp_task_frame *fr);
+/* A task's completion waits for one more event (detach); the handle. */
+void *bp_task_add_event(struct bp_task *task);
+void bp_task_fulfill(void *event);
+/* The task scheduling points. */
+void bp_taskwait(struct bp_thread *t);
+void bp_taskyield(struct bp_thread *t);
+void bp_taskgroup_begin(struct bp_thread *t);
+void bp_taskgroup_end(struct bp_thread *t);
+/* Is t's task final (omp_in_final)? */
+int bp_task_in_final(struct bp_thread *t);
+/* A barrier's or join's wait: run one task of t's team, if one is queued;
+ * 1 if it ran one (arg: t). */
+int bp_tasks_poll(void *arg);
+/* The end of a barrier or region: run the team's tasks until all are
+ * complete. */
+void bp_tasks_drain(struct bp_thread *t);
+/* Thread 0's join: its team's tasks complete, the workers helping when
+ * they finished the region's code before the tasks did. */
+uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
+                       uint32_t used);
+/* What a worker runs when thread 0 asks it back to help with tasks. */
+void bp_tasks_help(int tid, void *ctx);
+/* A region's implicit task, for t's region now beginning. */
+void bp_task_implicit(struct bp_thread *t, struct bp_task *task);
 
 /* ---- pool.c (the threads) ------------------------------------------------ */
 

@@ -299,8 +299,8 @@ BP_API int omp_get_nested(void)
     return max > 1 && max > t->active_level;
 }
 
-/* No tasks run here, so no code is ever in a final task. */
-BP_API int omp_in_final(void) { return 0; }
+/* Is the calling task final (or included in a final one)? */
+BP_API int omp_in_final(void) { return bp_task_in_final(bp_self()); }
 
 /* No offload devices: everything runs on the host, the initial device. */
 BP_API int omp_get_num_devices(void) { return 0; }
@@ -324,7 +324,7 @@ BP_API int omp_get_team_num(void) { return 0; }
  * OMP_CANCELLATION says. */
 BP_API int omp_get_cancellation(void) { return 0; }
 
-/* max-task-priority-var (OMP_MAX_TASK_PRIORITY); tasks run elsewhere. */
+/* max-task-priority-var (OMP_MAX_TASK_PRIORITY); priorities are hints. */
 BP_API int omp_get_max_task_priority(void)
 {
     bp_config_load();

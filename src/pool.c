@@ -355,6 +355,7 @@ static void *worker_main(void *arg)
         slot->steps_rec = t->steps.rec;
     }
     uint32_t seen = 0;
+    struct bp_task implicit; /* the worker's implicit task in each region */
     for (;;) {
         t->slept = 0;
         bp_flag_wait(&go->flag, seen + 1);
@@ -367,7 +368,10 @@ static void *worker_main(void *arg)
         int tid = go->tid, team_size = go->team_size;
         struct bp_member *me = &team->members[tid];
         int64_t woke_ns = 0;
-        if (bp_profiling) {
+        /* profiling: a region, not thread 0's call back to help with its
+         * tasks (task.c), whose figures are the region's */
+        int profiled = bp_profiling && run != bp_tasks_help;
+        if (profiled) {
             int slept = t->slept;
             if (slept || bp_tracing)
                 woke_ns = bp_now_ns();
@@ -395,13 +399,19 @@ static void *worker_main(void *arg)
         t->constructs = 0;
         /* a new implicit task: the team's ICVs, published with the go */
         bp_task_icvs(t, &team->icv);
-        t->wait_ns = 0;
-        t->iters = 0;
-        t->iters_counted = 0;
-        if (bp_profiling) /* a worker's own time before its rest episodes is not used */
+        bp_task_implicit(t, &implicit);
+        if (run != bp_tasks_help) {
+            t->wait_ns = 0;
+            t->iters = 0;
+            t->iters_counted = 0;
+        }
+        if (profiled) /* a worker's own time before its rest episodes is not used */
             bp_steps_begin(t, 0);
         run(tid, go->ctx);
-        if (bp_profiling) {
+        /* acquire: the completed tasks' writes */
+        if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0)
+            bp_tasks_drain(t); /* the region's tasks, before it arrives */
+        if (profiled) {
             int64_t joined_ns = bp_now_ns();
             if (bp_tracing)
                 bp_trace_event(t, BP_TRACE_REGION, team->trace_fn, woke_ns, joined_ns);
@@ -416,6 +426,11 @@ static void *worker_main(void *arg)
             }
             bp_steps_end(t);
         }
+        /* in the region still: the waits run the team's tasks */
+        uint32_t end = (uint32_t)(t->epoch + 1);
+        uint32_t used = t->constructs | t->singles;
+        if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
+            used |= bp_join_children(t, team, tid, team_size, end);
         t->level = 0;
         t->active_level = 0;
         t->act_level = 0;
@@ -424,10 +439,8 @@ static void *worker_main(void *arg)
         t->team_size = 1;
         t->team_ptr = NULL;
         t->team_loops = NULL;
-        uint32_t end = (uint32_t)++t->epoch;
-        uint32_t used = t->constructs | t->singles;
-        if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
-            used |= bp_join_children(team, tid, team_size, end);
+        t->task = NULL;
+        t->epoch++;
         me->used_shared = used;
         /* the join, publishing used_shared */
         bp_flag_set(&me->arrive, end);

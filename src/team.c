@@ -60,6 +60,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "deque.h"
 #include "internal.h"
 #include "pool.h"
 #include "prim.h"
@@ -194,6 +195,14 @@ static void free_team(struct bp_team *team, int with_workers)
 {
     if (with_workers)
         give_back(team);
+    for (int i = 0; i < team->cap; i++) {
+        /* relaxed: no region runs on the team */
+        struct bp_deque *d = atomic_load_explicit(&team->members[i].tasks, memory_order_relaxed);
+        if (d != NULL) {
+            bp_deque_free(d);
+            free(d);
+        }
+    }
     bp_loops_free(team->loops);
     free(team->members);
     free(team->rounds);

@@ -11,6 +11,7 @@
 #include "internal.h"
 
 struct bp_team;
+struct bp_deque;
 
 /* What a thread needs to start its part of a region, in one BP_LINE: the
  * flag it waits on, then everything else, a context of up to BP_INLINE_CTX
@@ -45,6 +46,9 @@ struct bp_member {
     /* profiling: its episodes past the step bound, written (and read at the
      * join) only in a region that had such episodes */
     int64_t rest_wait_ns, rest_work_ns;
+    /* its queued tasks (task.c): made by the thread on its first task,
+     * freed with the team; others steal from it */
+    struct bp_deque *_Atomic tasks;
 };
 
 /* A dissemination barrier flag, alone in its lines. */
@@ -63,6 +67,13 @@ struct bp_team {
     uint64_t epoch;            /* episodes so far, counted by thread 0 */
     uint64_t refreshed;        /* the episode when its words were last brought up */
     struct bp_team *next, *prev; /* every team (team.c's list, under its lock) */
+    /* tasks, thread 0's (task.c): the workers help with tasks in an episode
+     * of their own (help_open), forked when they had all finished the
+     * region's code; what they met of loops and singles; pushes since
+     * thread 0 last looked whether they had */
+    int help_open;
+    uint32_t help_used;
+    uint32_t push_checks;
     /* Read by every thread of a region, written only when the team is made
      * or grows (and its list links, under team.c's lock), or when the
      * values change: the workers' copies of the line stay valid from one
@@ -98,6 +109,12 @@ struct bp_team {
     /* threads arrived at the running nowait reduction; 0 between them */
     alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
     alignas(BP_LINE) struct bp_flag release;
+    /* tasks (task.c): the region's deferred tasks not complete, plus one
+     * while thread 0's code runs beside helping workers; and whether a task
+     * was queued in the region (waits watch it, thread 0 clears it at the
+     * join) */
+    alignas(BP_LINE) _Atomic int32_t tasks_left;
+    _Atomic int tasking;
 };
 _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
                "a team's read-mostly fields fit one BP_LINE");

@@ -120,7 +120,13 @@ void bp_wait_stats_clear(struct bp_wait_stats *w)
     atomic_store_explicit(&w->wakes, 0, memory_order_relaxed);
 }
 
-static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
+/* The wait. With a watch word (tasks: bp_flag_wait_poll), each read that
+ * finds the flag unchanged also reads *watch, and while it is non-zero
+ * calls poll(arg), which may run a task; one that did starts the spin
+ * afresh. Such a wait does not sleep while *watch is set: work may appear
+ * in a queue, and no one would wake it for that. */
+static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached,
+                             const _Atomic int *watch, int (*poll)(void *), void *arg)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return;
@@ -148,6 +154,13 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
                     stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
                 return;
             }
+            /* relaxed: a hint; what a task needs comes with its queue */
+            if (watch != NULL && atomic_load_explicit(watch, memory_order_relaxed) &&
+                poll(arg)) {
+                start = -1; /* it ran a task: the spin starts again */
+                i = -1;
+                continue;
+            }
             if (yielding)
                 sched_yield();
         }
@@ -155,7 +168,8 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         if (start < 0)
             start = now;
         int64_t waited = now - start;
-        if (waited >= spin_ns)
+        if (waited >= spin_ns &&
+            (watch == NULL || !atomic_load_explicit(watch, memory_order_relaxed)))
             break;
         yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
     }
@@ -180,9 +194,18 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached)
         stat_add(&wait_stats()->sleep_ns, bp_now_ns() - slept_ns);
 }
 
-void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0); }
+void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0, NULL, NULL, NULL); }
 
-void bp_flag_wait_reached(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 1); }
+void bp_flag_wait_reached(struct bp_flag *f, uint32_t target)
+{
+    flag_wait(f, target, 1, NULL, NULL, NULL);
+}
+
+void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
+                       int (*poll)(void *), void *arg)
+{
+    flag_wait(f, target, reached, watch, poll, arg);
+}
 
 void bp_flag_publish(struct bp_flag *f, uint32_t value)
 {

@@ -168,7 +168,7 @@ def check_names(cli, tmp, pie, nopie):
     json.dump(prof, open(path, "w"))
     p = run([cli, "report", path])
     m = re.search(r"from main \((\S*)\) < main \((\S*)\)( < (.*))?$", p.stdout, re.M)
-    check(m is not None and all(re.search(r"constructs\.c:\d+|tasks\.c:\d+", g) for g in m.groups()[:2]),
+    check(m is not None and all(re.search(r"constructs\.c:\d+|device-api\.c:\d+", g) for g in m.groups()[:2]),
           "frames named from the symbols and lines: by offset (PIE), by address (ET_EXEC) (%r)" %
           (m.group(0) if m else p.stdout[-2000:]))
     if now is not None:

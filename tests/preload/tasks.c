@@ -1,10 +1,8 @@
-/* tasks.c: a region that uses `task` and `taskwait`, which buddypool does not
- * implement, for the preload tests: under LD_PRELOAD of libbuddypool.so the
- * task entry points bind to the program's own runtime, and buddypool warns
- * once that they run there. With "--no-tasks" the task code is not run, only
- * the warning at start-up is looked at: libomp's task entry points cannot run
- * on buddypool's threads (they take a global thread number only libomp can
- * give). The last line gives the number of parallel regions run. */
+/* tasks.c: a region that uses `task` and `taskwait`, for the preload tests:
+ * under LD_PRELOAD of libbuddypool.so beside libomp or libgomp the task
+ * entry points are buddypool's, and the tasks run on the pool's threads.
+ * "--no-tasks" runs no region. The last line gives the number of parallel
+ * regions run. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,0 +1,147 @@
+/* kmp_task.c: the libomp entry points for explicit tasks that clang calls
+ * (__kmpc_omp_task_alloc, __kmpc_omp_task, the if(0) pair, taskwait,
+ * taskyield, taskgroup, detach), a thin layer over task.c.
+ *
+ * clang allocates a task through the runtime and fills it: the runtime's
+ * part (struct kmp_task: the shareds pointer, the entry, the untied part
+ * number and two compiler words) comes first, the task's privates follow
+ * within sizeof_kmp_task_t, and sizeof_shareds bytes of shared pointers
+ * after that, pointer-aligned. Here all of it is a task's payload, at a
+ * 64-byte boundary. The entry is called as entry(gtid, task); an untied
+ * task's entry runs one part per call and queues the task again through
+ * __kmpc_omp_task before it returns, which task.c counts (requeues): the
+ * destructors thunk, when the compiler asked for one, runs after the last
+ * part. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct ident ident_t;
+typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
+typedef union {
+    int32_t priority;
+    kmp_routine_entry_t destructors;
+} kmp_cmplrdata_t;
+typedef struct kmp_task {
+    void *shareds;
+    kmp_routine_entry_t routine;
+    int32_t part_id;
+    kmp_cmplrdata_t data1; /* destructors */
+    kmp_cmplrdata_t data2; /* priority */
+} kmp_task_t;
+
+/* clang's task flags (kmp_tasking_flags_t's compiler half). */
+enum {
+    KMP_TASK_TIED = 1 << 0,
+    KMP_TASK_FINAL = 1 << 1,
+    KMP_TASK_DESTRUCTORS = 1 << 3,
+    KMP_TASK_PROXY = 1 << 4,
+    KMP_TASK_DETACHABLE = 1 << 6,
+    KMP_TASK_HIDDEN_HELPER = 1 << 7,
+};
+/* Ours, above BP_TASK_*: the task has a destructors thunk. */
+#define BP_KMP_DESTRUCTORS (1u << 16)
+
+static void kmp_body(struct bp_task *task)
+{
+    kmp_task_t *kt = bp_task_payload(task);
+    int32_t gtid = bp_gtid(bp_self());
+    /* relaxed: this part holds the task; a later part counts after it */
+    uint32_t before = atomic_load_explicit(&task->requeues, memory_order_relaxed);
+    kt->routine(gtid, kt);
+    if ((task->flags & BP_KMP_DESTRUCTORS) &&
+        atomic_load_explicit(&task->requeues, memory_order_relaxed) == before)
+        kt->data1.destructors(gtid, kt);
+}
+
+BP_API kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
+                                         size_t sizeof_kmp_task_t, size_t sizeof_shareds,
+                                         kmp_routine_entry_t task_entry)
+{
+    (void)loc;
+    (void)gtid;
+    if (flags & (KMP_TASK_PROXY | KMP_TASK_HIDDEN_HELPER))
+        bp_fatal("__kmpc_omp_task_alloc: proxy and hidden helper tasks (target offload) are "
+                 "not supported");
+    if (sizeof_kmp_task_t < sizeof(kmp_task_t))
+        bp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes, less than the runtime's %zu",
+                 sizeof_kmp_task_t, sizeof(kmp_task_t));
+    size_t shareds_at = (sizeof_kmp_task_t + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
+    uint32_t bf = ((flags & KMP_TASK_TIED) ? 0 : BP_TASK_UNTIED) |
+                  ((flags & KMP_TASK_FINAL) ? BP_TASK_FINAL : 0) |
+                  ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS : 0);
+    struct bp_task *task =
+        bp_task_new(shareds_at + sizeof_shareds, 64, kmp_body, bf, (const void *)task_entry);
+    kmp_task_t *kt = bp_task_payload(task);
+    memset(kt, 0, sizeof *kt);
+    kt->shareds = sizeof_shareds > 0 ? (char *)kt + shareds_at : NULL;
+    kt->routine = task_entry;
+    return kt;
+}
+
+BP_API int32_t __kmpc_omp_task(ident_t *loc, int32_t gtid, kmp_task_t *new_task)
+{
+    (void)loc;
+    (void)gtid;
+    struct bp_thread *t = bp_self();
+    bp_task_submit(t, bp_task_of_payload(new_task), !bp_task_included(t));
+    return 0;
+}
+
+BP_API void __kmpc_omp_task_begin_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)
+{
+    (void)loc;
+    (void)gtid;
+    struct bp_task *bt = bp_task_of_payload(task);
+    bp_task_begin_undeferred(bp_self(), bt, 1, &bt->frame);
+}
+
+BP_API void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)
+{
+    (void)loc;
+    struct bp_task *bt = bp_task_of_payload(task);
+    if (bt->flags & BP_KMP_DESTRUCTORS)
+        task->data1.destructors(gtid, task);
+    bp_task_end_undeferred(bp_self(), bt, &bt->frame);
+}
+
+BP_API int32_t __kmpc_omp_taskwait(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_taskwait(bp_self());
+    return 0;
+}
+
+BP_API int32_t __kmpc_omp_taskyield(ident_t *loc, int32_t gtid, int end_part)
+{
+    (void)loc;
+    (void)gtid;
+    (void)end_part;
+    bp_taskyield(bp_self());
+    return 0;
+}
+
+BP_API void __kmpc_taskgroup(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_taskgroup_begin(bp_self());
+}
+
+BP_API void __kmpc_end_taskgroup(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_taskgroup_end(bp_self());
+}
+
+/* detach: the task completes once its event is fulfilled too. */
+BP_API void *__kmpc_task_allow_completion_event(ident_t *loc, int32_t gtid, kmp_task_t *task)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_task_add_event(bp_task_of_payload(task));
+}

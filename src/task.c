@@ -1,0 +1,468 @@
+/* task.c: explicit tasks, run by the threads of the team that made them.
+ *
+ * Queues. Each member of a team has a deque of its own (deque.h), made on
+ * its first task: the thread pushes the tasks it makes at the bottom and
+ * pops there (the newest first, whose data is in its cache); a thread with
+ * nothing of its own steals the oldest from another's top. A deque holds
+ * 2^BP_TASK_QUEUE_LOG2 tasks; a task made when its maker's is full runs at
+ * once, as libgomp and libomp do past their own bounds. A team of one, and
+ * a final task, makes included tasks: they run at once, to completion,
+ * with their descendants.
+ *
+ * Lifetimes. A task counts in its parent (refs), in the taskgroup it was
+ * made in (count) and in its team (tasks_left) until it completes: its
+ * body has run (every part, for an untied task clang splits) and its event,
+ * if it has one (detach), is fulfilled (pending reaches 0). A task is freed
+ * when it is complete and its last child is (refs reaches 0), so a queued
+ * task's chain of parents can always be read, and a child's completion
+ * never writes a freed parent. A completion writes its taskgroup, its
+ * parent and its team in that order: whoever waits for the team's count to
+ * reach 0 (the region's end) may reuse everything, so it comes last.
+ *
+ * Where tasks run. A thread runs queued tasks at the task scheduling
+ * points: at a barrier and at the region's end it runs any task of its
+ * team, its own first, while it waits (bp_tasks_poll, which the barrier's
+ * and the join's waits call while the team's `tasking` word is set, see
+ * bp_flag_wait_poll), and then until the team's tasks_left is 0. In a
+ * taskwait, a taskgroup's end and a taskyield it runs only tasks of its
+ * own deque that descend from the waiting task (the task scheduling
+ * constraint of OpenMP, which libomp enforces too): the waiting task's
+ * children are always in that deque, or taken by others, and every task
+ * pushed there while it waits descends from it, so a popped task that does
+ * not descend from it means none is left there (it is pushed back).
+ *
+ * The region's end. A worker that finished the region's code while tasks
+ * were queued runs them until none is left before it arrives at the join.
+ * Workers that had arrived before thread 0 queued its tasks (a `master`
+ * that makes them) come back to help: thread 0, seeing every worker arrived
+ * (it looks every BP_HELP_CHECK_EVERY pushes), completes that join and
+ * forks an episode of its own on the team, in which the workers run tasks
+ * until tasks_left, which holds one more for thread 0's code until it
+ * ends, is 0; its join is the region's. Thread 0 does the same at the join
+ * when tasks are left once every worker has arrived. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deque.h"
+#include "internal.h"
+#include "pool.h"
+#include "prim.h"
+#include "team.h"
+
+enum {
+    BP_TASK_QUEUE_LOG2 = 8,  /* 256 queued tasks per thread; more run at once */
+    BP_HELP_CHECK_EVERY = 8, /* thread 0's pushes between looks at the arrivals */
+    BP_TASK_IDLE_SPINS = 64, /* polls that found nothing before a wait yields */
+};
+
+struct bp_task *bp_task_current(struct bp_thread *t)
+{
+    if (t->task != NULL)
+        return t->task;
+    struct bp_task *it = &t->initial_task;
+    if (!(it->flags & BP_TASK_IMPLICIT))
+        bp_task_implicit(t, it);
+    t->task = it;
+    return it;
+}
+
+void bp_task_implicit(struct bp_thread *t, struct bp_task *task)
+{
+    memset(task, 0, sizeof *task);
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->pending, 1);
+    task->flags = BP_TASK_IMPLICIT;
+    t->task = task;
+}
+
+int bp_task_included(struct bp_thread *t)
+{
+    return t->team_size <= 1 || t->team_ptr == NULL ||
+           (bp_task_current(t)->flags & BP_TASK_FINAL) != 0;
+}
+
+int bp_task_in_final(struct bp_thread *t)
+{
+    return t->task != NULL && (t->task->flags & BP_TASK_FINAL) != 0;
+}
+
+struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp_task *),
+                            uint32_t flags, const void *fn)
+{
+    if (align < 64)
+        align = 64;
+    /* the payload at an `align` boundary, the header just before it */
+    size_t off = (BP_TASK_HEADER + align - 1) & ~(align - 1);
+    void *mem = NULL;
+    if (posix_memalign(&mem, align, off + payload) != 0)
+        bp_fatal("a task of %zu bytes: out of memory", payload);
+    struct bp_task *task = (struct bp_task *)((char *)mem + off - BP_TASK_HEADER);
+    memset(task, 0, sizeof *task);
+    task->body = body;
+    task->flags = flags;
+    task->fn = fn;
+    task->mem = mem;
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->pending, 1);
+    return task;
+}
+
+/* Drop one reference; the last frees a heap task. */
+static void task_unref(struct bp_task *task)
+{
+    /* acq_rel: the freeing thread sees every write made to the task */
+    if (atomic_fetch_sub_explicit(&task->refs, 1, memory_order_acq_rel) == 1 &&
+        task->mem != NULL)
+        free(task->mem);
+}
+
+/* Its body has run and its event is fulfilled: tell the taskgroup, the
+ * parent and the team, in that order (see the top of the file). */
+static void task_complete(struct bp_task *task)
+{
+    struct bp_taskgroup *group = task->in_group;
+    struct bp_task *parent = task->parent;
+    struct bp_team *team = task->team;
+    /* release: what the task wrote reaches the thread the count frees */
+    if (group != NULL)
+        atomic_fetch_sub_explicit(&group->count, 1, memory_order_release);
+    if (parent != NULL)
+        task_unref(parent);
+    task_unref(task);
+    if (team != NULL)
+        atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
+}
+
+static void pending_done(struct bp_task *task)
+{
+    /* acq_rel: the completing thread sees the body's and the event's writes */
+    if (atomic_fetch_sub_explicit(&task->pending, 1, memory_order_acq_rel) == 1)
+        task_complete(task);
+}
+
+void *bp_task_add_event(struct bp_task *task)
+{
+    /* relaxed: the task is not yet queued, or is its caller's own */
+    atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
+    return task;
+}
+
+void bp_task_fulfill(void *event) { pending_done(event); }
+
+/* t runs task: it becomes t's task, with its ICVs, and its own task number
+ * for nestable locks. */
+static void task_enter(struct bp_thread *t, struct bp_task *task, struct bp_task_frame *fr)
+{
+    fr->prev = bp_task_current(t);
+    fr->icv = *bp_icv(t);
+    fr->icv_ready = t->icv_ready;
+    fr->task_id = t->task_id;
+    t->task = task;
+    t->icv = task->icv;
+    t->icv_ready = 1;
+    t->task_id = 0;
+    task->flags |= BP_TASK_STARTED;
+}
+
+static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
+{
+    t->task = fr->prev;
+    t->icv = fr->icv;
+    t->icv_ready = fr->icv_ready;
+    t->task_id = fr->task_id;
+}
+
+static void run_task(struct bp_thread *t, struct bp_task *task)
+{
+    struct bp_task_frame fr;
+    task_enter(t, task, &fr);
+    task->body(task);
+    task_leave(t, &fr);
+    pending_done(task);
+}
+
+/* Make task t's task's child: counted in it, its taskgroup and its team. */
+static void task_link(struct bp_thread *t, struct bp_task *task)
+{
+    struct bp_task *parent = bp_task_current(t);
+    task->parent = parent;
+    task->depth = parent->depth + 1;
+    task->icv = *bp_icv(t);
+    if (parent->flags & BP_TASK_FINAL)
+        task->flags |= BP_TASK_FINAL;
+    task->in_group = task->group = parent->group;
+    task->team = t->team_size > 1 ? t->team_ptr : NULL;
+    task->flags |= BP_TASK_LINKED;
+    /* relaxed: each count is read after the queue's or the completion's
+     * release, which the increment is sequenced before */
+    if (task->in_group != NULL)
+        atomic_fetch_add_explicit(&task->in_group->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
+    if (task->team != NULL)
+        atomic_fetch_add_explicit(&task->team->tasks_left, 1, memory_order_relaxed);
+}
+
+static struct bp_deque *own_deque(struct bp_team *team, int tid)
+{
+    /* relaxed: the owner made it */
+    return atomic_load_explicit(&team->members[tid].tasks, memory_order_relaxed);
+}
+
+/* The workers' help episode: they run the team's tasks with the thread 0. */
+static void fork_help(struct bp_thread *t, struct bp_team *team)
+{
+    struct bp_go *own = &team->go0;
+    own->run = bp_tasks_help;
+    own->ctx = NULL;
+    own->epoch_base = (uint32_t)t->epoch;
+    bp_fork_children(own);
+}
+
+/* Thread 0 queued a task: if every worker has finished the region's code,
+ * none of them would run it; complete their join and ask them back. */
+static void maybe_help(struct bp_thread *t, struct bp_team *team)
+{
+    uint32_t end = (uint32_t)(t->epoch + 1);
+    for (int i = 1; i < t->team_size; i++)
+        /* relaxed: bp_join_children below acquires */
+        if (atomic_load_explicit(&team->members[i].arrive.value, memory_order_relaxed) != end)
+            return;
+    t->epoch++;
+    team->help_used = bp_join_children(t, team, 0, t->team_size, end);
+    /* relaxed: published by the fork's release */
+    atomic_fetch_add_explicit(&team->tasks_left, 1, memory_order_relaxed); /* thread 0's code */
+    team->help_open = 1;
+    fork_help(t, team);
+}
+
+/* Queue task on t's deque; 0 when it is full (the caller runs it). */
+static int task_queue(struct bp_thread *t, struct bp_task *task)
+{
+    struct bp_team *team = task->team;
+    struct bp_member *m = &team->members[t->tid];
+    struct bp_deque *d = own_deque(team, t->tid);
+    if (d == NULL) {
+        void *mem = NULL;
+        if (posix_memalign(&mem, BP_LINE, sizeof *d) != 0)
+            return 0;
+        d = mem;
+        if (bp_deque_init(d, BP_TASK_QUEUE_LOG2) != 0) {
+            free(d);
+            return 0;
+        }
+        /* release: thieves see a made deque */
+        atomic_store_explicit(&m->tasks, d, memory_order_release);
+    }
+    if (!bp_deque_push(d, task))
+        return 0;
+    /* relaxed: a hint for the waits; the deque publishes the task */
+    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+    if (t->tid == 0 && !team->help_open && ++team->push_checks % BP_HELP_CHECK_EVERY == 1)
+        maybe_help(t, team);
+    return 1;
+}
+
+void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
+{
+    if (task->flags & BP_TASK_STARTED) { /* an untied task's next part */
+        /* relaxed: the running part holds the task */
+        atomic_fetch_add_explicit(&task->requeues, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
+    } else {
+        task_link(t, task);
+    }
+    if (deferred && task->team != NULL && task_queue(t, task))
+        return;
+    run_task(t, task);
+}
+
+void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int linked,
+                              struct bp_task_frame *fr)
+{
+    if (linked) {
+        task_link(t, task);
+    } else {
+        struct bp_task *parent = bp_task_current(t);
+        task->parent = parent;
+        task->depth = parent->depth + 1;
+        task->icv = *bp_icv(t);
+        task->flags |= parent->flags & BP_TASK_FINAL;
+        task->group = parent->group;
+        task->in_group = NULL;
+        task->team = NULL;
+        task->mem = NULL;
+        atomic_init(&task->refs, 1);
+        atomic_init(&task->pending, 1);
+    }
+    task_enter(t, task, fr);
+}
+
+static void wait_children(struct bp_thread *t, struct bp_task *task);
+
+void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
+                            struct bp_task_frame *fr)
+{
+    if (!(task->flags & BP_TASK_LINKED)) {
+        /* a stack task: nothing may point at it once it returns (only a
+         * detached child can, which is waited for) */
+        wait_children(t, task);
+        task_leave(t, fr);
+        return;
+    }
+    task_leave(t, fr);
+    pending_done(task);
+}
+
+/* Does x descend from anc? Walk x's parents up to anc's depth (a queued or
+ * running task keeps its parents). */
+static int descends(const struct bp_task *x, const struct bp_task *anc)
+{
+    while (x->depth > anc->depth)
+        x = x->parent;
+    return x == anc;
+}
+
+/* Run a task of t's own deque that descends from `waiting`; 1 if it ran one. */
+static int run_own(struct bp_thread *t, struct bp_task *waiting)
+{
+    struct bp_team *team = t->team_ptr;
+    if (team == NULL || t->team_size <= 1)
+        return 0;
+    struct bp_deque *d = own_deque(team, t->tid);
+    void *x;
+    if (d == NULL || bp_deque_pop(d, &x) != BP_DEQUE_GOT)
+        return 0;
+    if (!descends(x, waiting)) {
+        bp_deque_push(d, x); /* the slot it left is free: it fits */
+        return 0;
+    }
+    run_task(t, x);
+    return 1;
+}
+
+int bp_tasks_poll(void *arg)
+{
+    struct bp_thread *t = arg;
+    struct bp_team *team = t->team_ptr;
+    int n = t->team_size, me = t->tid;
+    if (team == NULL || n <= 1)
+        return 0;
+    void *x;
+    struct bp_deque *d = own_deque(team, me);
+    if (d != NULL && bp_deque_pop(d, &x) == BP_DEQUE_GOT) {
+        run_task(t, x);
+        return 1;
+    }
+    for (int k = 1; k < n; k++) {
+        int i = me + k < n ? me + k : me + k - n;
+        /* acquire: pairs with the release that published the deque */
+        d = atomic_load_explicit(&team->members[i].tasks, memory_order_acquire);
+        if (d == NULL)
+            continue;
+        int got;
+        while ((got = bp_deque_steal(d, &x)) == BP_DEQUE_LOST)
+            bp_cpu_relax();
+        if (got == BP_DEQUE_GOT) {
+            run_task(t, x);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Wait for *count to fall to `target`, running tasks meanwhile: any of the
+ * team's (waiting NULL), or the waiting task's descendants in t's deque. */
+static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t target,
+                       struct bp_task *waiting)
+{
+    int idle = 0;
+    /* acquire: the completed tasks' writes are seen after the wait */
+    while (atomic_load_explicit(count, memory_order_acquire) != target) {
+        if (waiting != NULL ? run_own(t, waiting) : bp_tasks_poll(t)) {
+            idle = 0;
+        } else if (++idle < BP_TASK_IDLE_SPINS) {
+            bp_cpu_relax();
+        } else {
+            sched_yield(); /* the tasks it waits for run elsewhere */
+        }
+    }
+}
+
+static void wait_children(struct bp_thread *t, struct bp_task *task)
+{
+    wait_count(t, &task->refs, 1, task);
+}
+
+void bp_taskwait(struct bp_thread *t)
+{
+    wait_children(t, bp_task_current(t));
+}
+
+void bp_taskyield(struct bp_thread *t)
+{
+    run_own(t, bp_task_current(t));
+}
+
+void bp_taskgroup_begin(struct bp_thread *t)
+{
+    struct bp_task *task = bp_task_current(t);
+    struct bp_taskgroup *g = malloc(sizeof *g);
+    if (g == NULL)
+        bp_fatal("taskgroup: out of memory");
+    g->prev = task->group;
+    atomic_init(&g->count, 0);
+    task->group = g;
+}
+
+void bp_taskgroup_end(struct bp_thread *t)
+{
+    struct bp_task *task = bp_task_current(t);
+    struct bp_taskgroup *g = task->group;
+    if (g == NULL)
+        bp_fatal("the end of a taskgroup that was not begun");
+    wait_count(t, &g->count, 0, task);
+    task->group = g->prev;
+    free(g);
+}
+
+void bp_tasks_drain(struct bp_thread *t)
+{
+    struct bp_team *team = t->team_ptr;
+    if (team != NULL && t->team_size > 1)
+        wait_count(t, &team->tasks_left, 0, NULL);
+}
+
+void bp_tasks_help(int tid, void *ctx)
+{
+    (void)tid;
+    (void)ctx;
+    bp_tasks_drain(bp_self());
+}
+
+uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size, uint32_t used)
+{
+    if (team->help_open) { /* the workers help: thread 0's code is over */
+        team->help_open = 0;
+        used |= team->help_used;
+        atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
+        bp_tasks_drain(t);
+        uint32_t end = (uint32_t)++t->epoch;
+        bp_join_children(t, team, 0, team_size, end);
+    } else {
+        uint32_t end = (uint32_t)++t->epoch;
+        used |= bp_join_children(t, team, 0, team_size, end);
+        /* acquire: as the join's */
+        if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0) {
+            fork_help(t, team); /* tasks are left, and every worker is gone */
+            bp_tasks_drain(t);
+            end = (uint32_t)++t->epoch;
+            bp_join_children(t, team, 0, team_size, end);
+        }
+    }
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        atomic_store_explicit(&team->tasking, 0, memory_order_relaxed);
+    team->push_checks = 0;
+    return used;
+}
