@@ -450,6 +450,7 @@ void bp_fork_end(struct bp_fork_frame *f)
         a = &f->team->prof;
     } else {
         bp_taskwait(t); /* a detached task's event may be pending */
+        bp_task_deps_free(bp_task_current(t));
     }
     if (f->team_size <= 1 && timed) {
         f->end_ns = bp_now_ns();

@@ -1,6 +1,6 @@
 /* gomp_task.c: the libgomp entry points for explicit tasks (GOMP_task,
  * GOMP_taskwait, GOMP_taskyield, GOMP_taskgroup_*), a thin layer over
- * task.c.
+ * task.c; depend clauses are read into task dependences (taskdep.c).
  *
  * gcc passes a task's firstprivate data as a block (data, arg_size,
  * arg_align) that a deferred task copies: with cpyfn when the block holds
@@ -25,6 +25,63 @@ enum {
     GOMP_TASK_FLAG_PRIORITY = 1 << 4,
     GOMP_TASK_FLAG_DETACH = 1 << 13,
 };
+
+/* gcc's dependence kinds in an omp_depend_t (depobj). */
+enum {
+    GOMP_DEPEND_IN = 1,
+    GOMP_DEPEND_OUT = 2,
+    GOMP_DEPEND_INOUT = 3,
+    GOMP_DEPEND_MUTEXINOUTSET = 4,
+    GOMP_DEPEND_INOUTSET = 5,
+};
+
+/* gcc's depend array: {n, nout, addresses: nout out/inout, then in} or
+ * {0, n, nout, nmutexinoutset, nin, addresses in that order, then n - (the
+ * three) depobj pointers, each to {address, kind}}. Read into deps (n of
+ * them, from dep_of). */
+static int depend_count(void **depend)
+{
+    uintptr_t n = depend[0] != NULL ? (uintptr_t)depend[0] : (uintptr_t)depend[1];
+    if (n > (uintptr_t)1 << 24)
+        bp_fatal("GOMP_task: %lu dependences", (unsigned long)n);
+    return (int)n;
+}
+
+static void depend_read(void **depend, struct bp_dep *deps, int n)
+{
+    if (depend[0] != NULL) {
+        uintptr_t nout = (uintptr_t)depend[1];
+        for (int i = 0; i < n; i++)
+            deps[i] = (struct bp_dep){(uintptr_t)depend[2 + i],
+                                      (uintptr_t)i < nout ? BP_DEP_INOUT : BP_DEP_IN};
+        return;
+    }
+    uintptr_t nout = (uintptr_t)depend[2], nmtx = (uintptr_t)depend[3];
+    uintptr_t normal = nout + nmtx + (uintptr_t)depend[4];
+    for (int i = 0; i < n; i++) {
+        uintptr_t k = (uintptr_t)i;
+        if (k < normal) {
+            deps[i].addr = (uintptr_t)depend[5 + i];
+            deps[i].kind = k < nout ? BP_DEP_INOUT : k < nout + nmtx ? BP_DEP_MUTEXINOUTSET
+                                                                       : BP_DEP_IN;
+            continue;
+        }
+        void **obj = depend[5 + i];
+        deps[i].addr = (uintptr_t)obj[0];
+        switch ((uintptr_t)obj[1]) {
+        case GOMP_DEPEND_IN: deps[i].kind = BP_DEP_IN; break;
+        case GOMP_DEPEND_OUT:
+        case GOMP_DEPEND_INOUT: deps[i].kind = BP_DEP_INOUT; break;
+        case GOMP_DEPEND_MUTEXINOUTSET: deps[i].kind = BP_DEP_MUTEXINOUTSET; break;
+        case GOMP_DEPEND_INOUTSET: deps[i].kind = BP_DEP_INOUTSET; break;
+        default:
+            bp_fatal("GOMP_task: a depend object of unknown kind %lu",
+                     (unsigned long)(uintptr_t)obj[1]);
+        }
+    }
+}
+
+enum { BP_DEPS_ON_STACK = 16 };
 
 /* A deferred task's data: its block follows (the payload is the block). */
 static void gomp_body(struct bp_task *task)
@@ -65,11 +122,10 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     struct bp_thread *t = bp_self();
     if (arg_size < 0 || arg_align < 0 || (arg_align & (arg_align - 1)) != 0)
         bp_fatal("GOMP_task: a data block of %ld bytes aligned to %ld", arg_size, arg_align);
-    if ((flags & GOMP_TASK_FLAG_DEPEND) && depend != NULL)
-        bp_fatal("GOMP_task: task dependences (depend) are not supported yet");
+    int ndeps = (flags & GOMP_TASK_FLAG_DEPEND) && depend != NULL ? depend_count(depend) : 0;
     int has_event = (flags & GOMP_TASK_FLAG_DETACH) && detach != NULL;
     int included = bp_task_included(t);
-    if (included && !has_event) {
+    if (included && !has_event && ndeps == 0) {
         struct bp_task s = {.fn = (const void *)fn, .flags = task_flags(flags)};
         struct bp_task_frame fr;
         bp_task_begin_undeferred(t, &s, 0, &fr);
@@ -87,10 +143,34 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     }
     if (has_event)
         *(void **)detach = bp_task_add_event(task);
-    bp_task_submit(t, task, if_clause && !included);
+    if (ndeps == 0) {
+        bp_task_submit(t, task, if_clause && !included);
+        return;
+    }
+    struct bp_dep small[BP_DEPS_ON_STACK];
+    struct bp_dep *deps = ndeps <= BP_DEPS_ON_STACK ? small : malloc(sizeof *deps * (size_t)ndeps);
+    if (deps == NULL)
+        bp_fatal("GOMP_task: %d dependences: out of memory", ndeps);
+    depend_read(depend, deps, ndeps);
+    bp_task_submit_deps(t, task, deps, ndeps, if_clause && !included);
+    if (deps != small)
+        free(deps);
 }
 
 BP_API void GOMP_taskwait(void) { bp_taskwait(bp_self()); }
+
+BP_API void GOMP_taskwait_depend(void **depend)
+{
+    int ndeps = depend != NULL ? depend_count(depend) : 0;
+    struct bp_dep small[BP_DEPS_ON_STACK];
+    struct bp_dep *deps = ndeps <= BP_DEPS_ON_STACK ? small : malloc(sizeof *deps * (size_t)ndeps);
+    if (deps == NULL)
+        bp_fatal("GOMP_taskwait_depend: %d dependences: out of memory", ndeps);
+    depend_read(depend, deps, ndeps);
+    bp_taskwait_deps(bp_self(), deps, ndeps);
+    if (deps != small)
+        free(deps);
+}
 
 BP_API void GOMP_taskyield(void) { bp_taskyield(bp_self()); }
 

@@ -206,6 +206,8 @@ void bp_place_partition(int policy, int tid, int nth, int *first, int *count);
 /* ---- task.c: explicit tasks ---------------------------------------------- */
 struct bp_team;
 struct bp_thread;
+struct bp_dep_node;
+struct bp_dep_table;
 
 /* A taskgroup: how many of the tasks made in it (and their descendants)
  * are not complete. On the heap, made and freed by the task whose code
@@ -222,12 +224,17 @@ enum {
     BP_TASK_IMPLICIT = 1u << 3, /* an implicit task (never freed here) */
     BP_TASK_STARTED = 1u << 4,  /* its body has begun (an untied task's next */
                                 /* part is queued again, not anew) */
+    BP_TASK_WAITED = 1u << 5,   /* undeferred with dependences: its maker */
+                                /* waits for them, then runs it */
 };
 
 /* A task. The ABI layer puts its data after the header (bp_task_payload)
- * and says how to run it (body). A task is freed when it is complete and
- * none of its children is not: refs counts 1 until it completes, plus one
- * per child not complete, so a task's parent chain is always readable. */
+ * and says how to run it (body). A task is freed when it is complete, none
+ * of its children is not, and its siblings' dependences (taskdep.c) no
+ * longer name it: refs counts 1 until it completes, plus one per child not
+ * complete, plus one per dependence list that holds it, so a task's parent
+ * chain is always readable. children counts the children alone
+ * (taskwait). */
 struct bp_task {
     void (*body)(struct bp_task *task); /* runs it, or its next untied part */
     struct bp_task *parent;
@@ -235,6 +242,7 @@ struct bp_task {
     struct bp_taskgroup *group;    /* the innermost one its own code is in */
     struct bp_team *team;          /* the team that counts it; NULL: none */
     _Atomic int32_t refs;
+    _Atomic int32_t children;      /* its children not complete */
     _Atomic int32_t pending;       /* runs of its body to come, plus one while an */
                                    /* event (detach) is not fulfilled: 0 is complete */
     uint32_t flags;                /* BP_TASK_* */
@@ -243,6 +251,14 @@ struct bp_task {
     void *mem;                     /* what to free; NULL: not on the heap */
     _Atomic uint32_t requeues;     /* times its untied parts were queued again */
     struct bp_icv icv;             /* its data environment's ICVs */
+    /* dependences (taskdep.c): its predecessors not complete (plus one
+     * while it is being registered), its own successors, and its
+     * children's table; a task readied by another's completion waits in
+     * its team's inbox through next_ready when it cannot be queued */
+    _Atomic int32_t npred;
+    struct bp_dep_node *dep;
+    struct bp_dep_table *dep_table;
+    struct bp_task *next_ready;
     /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
     struct bp_task_frame {
         struct bp_task *prev;
@@ -505,6 +521,33 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
 void bp_tasks_help(int tid, void *ctx);
 /* A region's implicit task, for t's region now beginning. */
 void bp_task_implicit(struct bp_thread *t, struct bp_task *task);
+
+/* ---- taskdep.c ---------------------------------------------------------- */
+
+/* One dependence of a task, as the ABI layers read their clauses. */
+enum { BP_DEP_IN = 1, BP_DEP_OUT, BP_DEP_INOUT, BP_DEP_MUTEXINOUTSET, BP_DEP_INOUTSET, BP_DEP_ALL };
+struct bp_dep {
+    uintptr_t addr;
+    int kind; /* BP_DEP_* */
+};
+/* Make t's task's child `task` (bp_task_new) wait for its dependences on
+ * its siblings, then queue it (deferred) or run it now, its maker running
+ * other tasks meanwhile. */
+void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
+                         int ndeps, int deferred);
+/* taskwait depend(...): wait for the sibling tasks those name. */
+void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps);
+/* task.c's side: enter n in its parent's table (n->npred counts what it
+ * waits for); a completing task's successors lose it; freeing a task's
+ * table and node. */
+void bp_deps_register(struct bp_task *parent, struct bp_task *n, const struct bp_dep *deps,
+                      int ndeps);
+void bp_deps_release(struct bp_task *task);
+void bp_task_deps_free(struct bp_task *task);
+/* task.c: a task whose predecessors are all complete: queue it. */
+void bp_task_ready(struct bp_task *task);
+/* Drop a reference to a task (the last frees it). */
+void bp_task_unref(struct bp_task *task);
 
 /* ---- pool.c (the threads) ------------------------------------------------ */
 

@@ -14,6 +14,7 @@
  * part. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -136,6 +137,93 @@ BP_API void __kmpc_end_taskgroup(ident_t *loc, int32_t gtid)
     (void)loc;
     (void)gtid;
     bp_taskgroup_end(bp_self());
+}
+
+/* A dependence as clang passes it. */
+typedef struct kmp_depend_info {
+    intptr_t base_addr;
+    size_t len;
+    uint8_t flags; /* in 1, out 2, mutexinoutset 4, inoutset 8, omp_all_memory 0x80 */
+} kmp_depend_info_t;
+
+enum { BP_DEPS_ON_STACK = 16 };
+
+/* The two lists clang passes (the noalias one is a list like the other),
+ * as task dependences; deps is the caller's small array or malloc's. */
+static struct bp_dep *read_deps(int32_t ndeps, const kmp_depend_info_t *list, int32_t nnoalias,
+                                const kmp_depend_info_t *noalias, struct bp_dep *small)
+{
+    if (ndeps < 0 || nnoalias < 0)
+        bp_fatal("__kmpc_omp_task_with_deps: %d and %d dependences", (int)ndeps, (int)nnoalias);
+    int n = ndeps + nnoalias;
+    struct bp_dep *deps = n <= BP_DEPS_ON_STACK ? small : malloc(sizeof *deps * (size_t)n);
+    if (deps == NULL)
+        bp_fatal("__kmpc_omp_task_with_deps: %d dependences: out of memory", n);
+    for (int i = 0; i < n; i++) {
+        const kmp_depend_info_t *d = i < ndeps ? &list[i] : &noalias[i - ndeps];
+        uint8_t f = d->flags;
+        deps[i].addr = (uintptr_t)d->base_addr;
+        deps[i].kind = (f & 0x80)   ? BP_DEP_ALL
+                       : (f & 4)    ? BP_DEP_MUTEXINOUTSET
+                       : (f & 8)    ? BP_DEP_INOUTSET
+                       : (f & 2)    ? BP_DEP_INOUT
+                       : (f & 1)    ? BP_DEP_IN
+                                    : 0;
+        if (deps[i].kind == 0)
+            bp_fatal("__kmpc_omp_task_with_deps: a dependence of unknown kind 0x%x", f);
+    }
+    return deps;
+}
+
+BP_API int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_task_t *new_task,
+                                         int32_t ndeps, kmp_depend_info_t *dep_list,
+                                         int32_t ndeps_noalias,
+                                         kmp_depend_info_t *noalias_dep_list)
+{
+    (void)loc;
+    (void)gtid;
+    struct bp_thread *t = bp_self();
+    struct bp_dep small[BP_DEPS_ON_STACK];
+    struct bp_dep *deps = read_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small);
+    bp_task_submit_deps(t, bp_task_of_payload(new_task), deps, ndeps + ndeps_noalias,
+                        !bp_task_included(t));
+    if (deps != small)
+        free(deps);
+    return 0;
+}
+
+/* The dependences of an if(0) task, which clang then runs itself, or of
+ * taskwait depend(...). */
+static void wait_deps(int32_t ndeps, kmp_depend_info_t *dep_list, int32_t ndeps_noalias,
+                      kmp_depend_info_t *noalias_dep_list)
+{
+    if (ndeps + ndeps_noalias == 0)
+        return;
+    struct bp_dep small[BP_DEPS_ON_STACK];
+    struct bp_dep *deps = read_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small);
+    bp_taskwait_deps(bp_self(), deps, ndeps + ndeps_noalias);
+    if (deps != small)
+        free(deps);
+}
+
+BP_API void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
+                                 kmp_depend_info_t *dep_list, int32_t ndeps_noalias,
+                                 kmp_depend_info_t *noalias_dep_list)
+{
+    (void)loc;
+    (void)gtid;
+    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+}
+
+BP_API void __kmpc_omp_taskwait_deps_51(ident_t *loc, int32_t gtid, int32_t ndeps,
+                                        kmp_depend_info_t *dep_list, int32_t ndeps_noalias,
+                                        kmp_depend_info_t *noalias_dep_list,
+                                        int32_t has_no_wait)
+{
+    (void)loc;
+    (void)gtid;
+    (void)has_no_wait; /* nowait: the wait is for the dependences alone either way */
+    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
 }
 
 /* detach: the task completes once its event is fulfilled too. */

@@ -411,6 +411,7 @@ static void *worker_main(void *arg)
         /* acquire: the completed tasks' writes */
         if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0)
             bp_tasks_drain(t); /* the region's tasks, before it arrives */
+        bp_task_deps_free(&implicit); /* its children are complete */
         if (profiled) {
             int64_t joined_ns = bp_now_ns();
             if (bp_tracing)

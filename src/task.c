@@ -56,6 +56,9 @@ enum {
     BP_TASK_IDLE_SPINS = 64, /* polls that found nothing before a wait yields */
 };
 
+static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t target,
+                       struct bp_task *waiting);
+
 struct bp_task *bp_task_current(struct bp_thread *t)
 {
     if (t->task != NULL)
@@ -108,13 +111,14 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     return task;
 }
 
-/* Drop one reference; the last frees a heap task. */
-static void task_unref(struct bp_task *task)
+void bp_task_unref(struct bp_task *task)
 {
     /* acq_rel: the freeing thread sees every write made to the task */
     if (atomic_fetch_sub_explicit(&task->refs, 1, memory_order_acq_rel) == 1 &&
-        task->mem != NULL)
+        task->mem != NULL) {
+        bp_task_deps_free(task);
         free(task->mem);
+    }
 }
 
 /* Its body has run and its event is fulfilled: tell the taskgroup, the
@@ -124,12 +128,16 @@ static void task_complete(struct bp_task *task)
     struct bp_taskgroup *group = task->in_group;
     struct bp_task *parent = task->parent;
     struct bp_team *team = task->team;
+    if (task->dep != NULL) /* its successors may run */
+        bp_deps_release(task);
     /* release: what the task wrote reaches the thread the count frees */
     if (group != NULL)
         atomic_fetch_sub_explicit(&group->count, 1, memory_order_release);
-    if (parent != NULL)
-        task_unref(parent);
-    task_unref(task);
+    if (parent != NULL) {
+        atomic_fetch_sub_explicit(&parent->children, 1, memory_order_release);
+        bp_task_unref(parent);
+    }
+    bp_task_unref(task);
     if (team != NULL)
         atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
 }
@@ -162,7 +170,10 @@ static void task_enter(struct bp_thread *t, struct bp_task *task, struct bp_task
     t->icv = task->icv;
     t->icv_ready = 1;
     t->task_id = 0;
-    task->flags |= BP_TASK_STARTED;
+    /* once: an untied task's later parts may run beside the end of an
+     * earlier one, which reads the flags */
+    if (!(task->flags & BP_TASK_STARTED))
+        task->flags |= BP_TASK_STARTED;
 }
 
 static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
@@ -198,6 +209,7 @@ static void task_link(struct bp_thread *t, struct bp_task *task)
      * release, which the increment is sequenced before */
     if (task->in_group != NULL)
         atomic_fetch_add_explicit(&task->in_group->count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
     if (task->team != NULL)
         atomic_fetch_add_explicit(&task->team->tasks_left, 1, memory_order_relaxed);
@@ -259,9 +271,38 @@ static int task_queue(struct bp_thread *t, struct bp_task *task)
     /* relaxed: a hint for the waits; the deque publishes the task */
     if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
         atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
-    if (t->tid == 0 && !team->help_open && ++team->push_checks % BP_HELP_CHECK_EVERY == 1)
+    if (t->tid == 0 && team->help_open == 0 &&
+        ++team->push_checks % BP_HELP_CHECK_EVERY == 1)
         maybe_help(t, team);
     return 1;
+}
+
+/* The inbox: tasks made ready where they could not be queued. */
+static void inbox_push(struct bp_team *team, struct bp_task *task)
+{
+    bp_lock(&team->inbox_lock);
+    task->next_ready = team->inbox;
+    team->inbox = task;
+    /* relaxed: hints; the lock publishes the task */
+    atomic_fetch_add_explicit(&team->inbox_n, 1, memory_order_relaxed);
+    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+    bp_unlock(&team->inbox_lock);
+}
+
+/* Take a task from the inbox: any (waiting NULL), or one that descends from
+ * waiting; NULL if there is none. */
+static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *waiting);
+
+void bp_task_ready(struct bp_task *task)
+{
+    if (task->flags & BP_TASK_WAITED)
+        return; /* its maker waits for it, and runs it */
+    struct bp_thread *t = bp_self();
+    struct bp_team *team = task->team;
+    if (t->team_ptr == team && t->team_size > 1 && task_queue(t, task))
+        return;
+    inbox_push(team, task);
 }
 
 void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
@@ -276,6 +317,36 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
     if (deferred && task->team != NULL && task_queue(t, task))
         return;
     run_task(t, task);
+}
+
+void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
+                         int ndeps, int deferred)
+{
+    task_link(t, task);
+    int waited = !deferred || task->team == NULL;
+    if (waited)
+        task->flags |= BP_TASK_WAITED;
+    atomic_init(&task->npred, 1); /* its registration's own */
+    bp_deps_register(task->parent, task, deps, ndeps);
+    /* acq_rel: as a predecessor's decrement */
+    if (atomic_fetch_sub_explicit(&task->npred, 1, memory_order_acq_rel) != 1) {
+        if (!waited)
+            return; /* its last predecessor queues it */
+        /* its predecessors are siblings: the maker's descendants */
+        wait_count(t, &task->npred, 0, task->parent);
+    }
+    if (!waited && task_queue(t, task))
+        return;
+    run_task(t, task);
+}
+
+static void empty_body(struct bp_task *task) { (void)task; }
+
+void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
+{
+    /* an empty undeferred task with those dependences, as OpenMP says */
+    struct bp_task *task = bp_task_new(0, 1, empty_body, 0, NULL);
+    bp_task_submit_deps(t, task, deps, ndeps, 0);
 }
 
 void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int linked,
@@ -293,7 +364,10 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int lin
         task->in_group = NULL;
         task->team = NULL;
         task->mem = NULL;
+        task->dep = NULL;
+        task->dep_table = NULL;
         atomic_init(&task->refs, 1);
+        atomic_init(&task->children, 0);
         atomic_init(&task->pending, 1);
     }
     task_enter(t, task, fr);
@@ -308,6 +382,7 @@ void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
         /* a stack task: nothing may point at it once it returns (only a
          * detached child can, which is waited for) */
         wait_children(t, task);
+        bp_task_deps_free(task);
         task_leave(t, fr);
         return;
     }
@@ -324,6 +399,23 @@ static int descends(const struct bp_task *x, const struct bp_task *anc)
     return x == anc;
 }
 
+static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *waiting)
+{
+    /* relaxed: a hint; the lock orders the list */
+    if (atomic_load_explicit(&team->inbox_n, memory_order_relaxed) == 0)
+        return NULL;
+    bp_lock(&team->inbox_lock);
+    struct bp_task **p = &team->inbox, *x;
+    while ((x = *p) != NULL && waiting != NULL && !descends(x, waiting))
+        p = &x->next_ready;
+    if (x != NULL) {
+        *p = x->next_ready;
+        atomic_fetch_sub_explicit(&team->inbox_n, 1, memory_order_relaxed);
+    }
+    bp_unlock(&team->inbox_lock);
+    return x;
+}
+
 /* Run a task of t's own deque that descends from `waiting`; 1 if it ran one. */
 static int run_own(struct bp_thread *t, struct bp_task *waiting)
 {
@@ -332,13 +424,17 @@ static int run_own(struct bp_thread *t, struct bp_task *waiting)
         return 0;
     struct bp_deque *d = own_deque(team, t->tid);
     void *x;
-    if (d == NULL || bp_deque_pop(d, &x) != BP_DEQUE_GOT)
-        return 0;
-    if (!descends(x, waiting)) {
+    if (d != NULL && bp_deque_pop(d, &x) == BP_DEQUE_GOT) {
+        if (descends(x, waiting)) {
+            run_task(t, x);
+            return 1;
+        }
         bp_deque_push(d, x); /* the slot it left is free: it fits */
-        return 0;
     }
-    run_task(t, x);
+    struct bp_task *ready = inbox_take(team, waiting);
+    if (ready == NULL)
+        return 0;
+    run_task(t, ready);
     return 1;
 }
 
@@ -369,7 +465,11 @@ int bp_tasks_poll(void *arg)
             return 1;
         }
     }
-    return 0;
+    struct bp_task *ready = inbox_take(team, NULL);
+    if (ready == NULL)
+        return 0;
+    run_task(t, ready);
+    return 1;
 }
 
 /* Wait for *count to fall to `target`, running tasks meanwhile: any of the
@@ -392,7 +492,7 @@ static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t targ
 
 static void wait_children(struct bp_thread *t, struct bp_task *task)
 {
-    wait_count(t, &task->refs, 1, task);
+    wait_count(t, &task->children, 0, task);
 }
 
 void bp_taskwait(struct bp_thread *t)
@@ -443,8 +543,9 @@ void bp_tasks_help(int tid, void *ctx)
 
 uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size, uint32_t used)
 {
-    if (team->help_open) { /* the workers help: thread 0's code is over */
-        team->help_open = 0;
+    int helping = team->help_open == 1;
+    team->help_open = 2; /* no call for help from here on: this is the join */
+    if (helping) { /* the workers help: thread 0's code is over */
         used |= team->help_used;
         atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
         bp_tasks_drain(t);
@@ -464,5 +565,7 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
     if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
         atomic_store_explicit(&team->tasking, 0, memory_order_relaxed);
     team->push_checks = 0;
+    team->help_open = 0;
+    bp_task_deps_free(bp_task_current(t)); /* thread 0's implicit task's table */
     return used;
 }

@@ -71,7 +71,7 @@ struct bp_team {
      * of their own (help_open), forked when they had all finished the
      * region's code; what they met of loops and singles; pushes since
      * thread 0 last looked whether they had */
-    int help_open;
+    int help_open;             /* 1: helping; 2: in the join (no help forked) */
     uint32_t help_used;
     uint32_t push_checks;
     /* Read by every thread of a region, written only when the team is made
@@ -115,6 +115,12 @@ struct bp_team {
      * join) */
     alignas(BP_LINE) _Atomic int32_t tasks_left;
     _Atomic int tasking;
+    /* tasks made ready by a thread that could not queue them (one outside
+     * the team fulfilled an event, or its deque was full), under
+     * inbox_lock; inbox_n is a hint for the polls */
+    _Atomic int inbox_n;
+    _Atomic uint32_t inbox_lock;
+    struct bp_task *inbox;
 };
 _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
                "a team's read-mostly fields fit one BP_LINE");
