@@ -23,7 +23,13 @@ enum {
     GOMP_TASK_FLAG_MERGEABLE = 1 << 2,
     GOMP_TASK_FLAG_DEPEND = 1 << 3,
     GOMP_TASK_FLAG_PRIORITY = 1 << 4,
+    GOMP_TASK_FLAG_UP = 1 << 8,
+    GOMP_TASK_FLAG_GRAINSIZE = 1 << 9,
+    GOMP_TASK_FLAG_IF = 1 << 10,
+    GOMP_TASK_FLAG_NOGROUP = 1 << 11,
+    GOMP_TASK_FLAG_REDUCTION = 1 << 12,
     GOMP_TASK_FLAG_DETACH = 1 << 13,
+    GOMP_TASK_FLAG_STRICT = 1 << 14,
 };
 
 /* gcc's dependence kinds in an omp_depend_t (depobj). */
@@ -184,4 +190,203 @@ BP_API void omp_fulfill_event(uintptr_t event)
     if (event == 0)
         bp_fatal("omp_fulfill_event: a null event handle");
     bp_task_fulfill((void *)event);
+}
+
+/* ---- task reductions ------------------------------------------------- */
+
+/* gcc's task reduction descriptor (one per registration, maybe chained):
+ *   d[0] items, d[1] bytes of one thread's copies, d[2] their alignment,
+ *        which registering replaces with the copies' array (threads x
+ *        d[1] bytes, zeroed: the compiled code initialises them and folds
+ *        them at the end), d[3] an allocator (-1: malloc's), d[4] the next
+ *        descriptor of the registration, then (once registered) the chain
+ *        inherited from the enclosing taskgroup, d[5] ours (the
+ *        registration's record), d[6] the array's end;
+ *   then per item: its original's address, its offset in a thread's
+ *        copies, a word of ours.
+ * A task finds its thread's copy of an item (GOMP_task_reduction_remap)
+ * by the original's address, or by the address of another thread's copy,
+ * in its taskgroup's chain. */
+struct registration {
+    uintptr_t *inherited; /* the chain the registration's last d[4] goes on to */
+};
+
+static void reduction_register(struct bp_thread *t, uintptr_t *data)
+{
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    if (g == NULL) { /* an orphaned taskgroup reduction: a group of its own */
+        bp_taskgroup_begin(t);
+        g = bp_taskgroup_current(t);
+    }
+    size_t threads = t->team_size > 0 ? (size_t)t->team_size : 1;
+    struct registration *r = malloc(sizeof *r);
+    if (r == NULL)
+        bp_fatal("GOMP_taskgroup_reduction_register: out of memory");
+    r->inherited = g->gomp_reductions;
+    for (uintptr_t *d = data;; d = (uintptr_t *)d[4]) {
+        size_t align = d[2] > sizeof(void *) ? d[2] : sizeof(void *);
+        if ((align & (align - 1)) != 0)
+            bp_fatal("GOMP_taskgroup_reduction_register: an alignment of %zu", align);
+        size_t size = d[1] * threads;
+        void *copies = NULL;
+        if (posix_memalign(&copies, align, size > 0 ? size : 1) != 0)
+            bp_fatal("GOMP_taskgroup_reduction_register: %zu bytes: out of memory", size);
+        memset(copies, 0, size);
+        d[2] = (uintptr_t)copies;
+        d[6] = d[2] + size;
+        d[5] = 0;
+        if (d[4] == 0) {
+            d[4] = (uintptr_t)r->inherited;
+            break;
+        }
+    }
+    data[5] = (uintptr_t)r;
+    g->gomp_reductions = data;
+}
+
+BP_API void GOMP_taskgroup_reduction_register(uintptr_t *data)
+{
+    reduction_register(bp_self(), data);
+}
+
+BP_API void GOMP_taskgroup_reduction_unregister(uintptr_t *data)
+{
+    struct registration *r = (struct registration *)data[5];
+    for (uintptr_t *d = data; d != NULL && d != r->inherited; d = (uintptr_t *)d[4])
+        free((void *)d[2]);
+    free(r);
+}
+
+BP_API void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
+{
+    struct bp_thread *t = bp_self();
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    uintptr_t *chain = g != NULL ? g->gomp_reductions : NULL;
+    uintptr_t tid = (uintptr_t)t->tid;
+    for (size_t i = 0; i < cnt; i++) {
+        uintptr_t p = (uintptr_t)ptrs[i];
+        int found = 0;
+        for (uintptr_t *d = chain; d != NULL && !found; d = (uintptr_t *)d[4]) {
+            uintptr_t off = 0, orig = 0;
+            if (p >= d[2] && p < d[6]) { /* a copy: the same item's */
+                off = (p - d[2]) % d[1];
+                for (uintptr_t j = 0; j < d[0]; j++)
+                    if (d[7 + 3 * j + 1] == off)
+                        orig = d[7 + 3 * j];
+                found = 1;
+            } else {
+                for (uintptr_t j = 0; j < d[0] && !found; j++) {
+                    if (d[7 + 3 * j] == p) {
+                        off = d[7 + 3 * j + 1];
+                        orig = p;
+                        found = 1;
+                    }
+                }
+            }
+            if (found) {
+                ptrs[i] = (void *)(d[2] + tid * d[1] + off);
+                if (i < cntorig)
+                    ptrs[cnt + i] = (void *)orig;
+            }
+        }
+        if (!found)
+            bp_fatal("GOMP_task_reduction_remap: %p is in no task reduction of the enclosing "
+                     "taskgroups", (void *)p);
+    }
+}
+
+/* ---- taskloop ---------------------------------------------------------- */
+
+/* A taskloop of n iterations from start by step (both ABI types in 64
+ * bits, wrapping as they do): each task gets a copy of the block, whose
+ * first two words gcc reserves for the task's own start and end. */
+static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                     long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
+                     uint64_t start, uint64_t n, uint64_t step, int is_long)
+{
+    struct bp_thread *t = bp_self();
+    if (arg_size < 2 * (long)sizeof(uint64_t) || arg_align < 0 ||
+        (arg_align & (arg_align - 1)) != 0)
+        bp_fatal("GOMP_taskloop: a data block of %ld bytes aligned to %ld", arg_size,
+                 arg_align);
+    /* a reduction's descriptor follows the two bounds in the block */
+    int reduction = (flags & (GOMP_TASK_FLAG_REDUCTION | GOMP_TASK_FLAG_NOGROUP)) ==
+                    GOMP_TASK_FLAG_REDUCTION;
+    uintptr_t *red = reduction ? ((uintptr_t **)data)[2] : NULL;
+    if (n == 0) {
+        if (reduction)
+            red[2] = 0; /* tells the compiled code nothing was registered */
+        return;
+    }
+    struct bp_taskloop_plan plan;
+    bp_taskloop_plan(&plan, n,
+                     (flags & GOMP_TASK_FLAG_GRAINSIZE) ? BP_TASKLOOP_GRAINSIZE
+                     : num_tasks > 0                     ? BP_TASKLOOP_NUM_TASKS
+                                                         : BP_TASKLOOP_DEFAULT,
+                     num_tasks, (flags & GOMP_TASK_FLAG_STRICT) != 0,
+                     (uint64_t)(t->team_size > 0 ? t->team_size : 1));
+    int group = !(flags & GOMP_TASK_FLAG_NOGROUP);
+    if (group)
+        bp_taskgroup_begin(t);
+    if (reduction)
+        reduction_register(t, red);
+    int deferred = (flags & GOMP_TASK_FLAG_IF) && !bp_task_included(t);
+    uint64_t first = 0;
+    for (uint64_t k = 0; k < plan.ntasks; k++) {
+        uint64_t count = bp_taskloop_count(&plan, k);
+        uint64_t lo = start + first * step, hi = lo + count * step;
+        first += count;
+        struct bp_task *task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
+                                           gomp_body, task_flags(flags), (const void *)fn);
+        void *arg = bp_task_payload(task);
+        if (cpyfn != NULL)
+            cpyfn(arg, data);
+        else
+            memcpy(arg, data, (size_t)arg_size);
+        if (is_long) {
+            ((long *)arg)[0] = (long)lo;
+            ((long *)arg)[1] = (long)hi;
+        } else {
+            ((unsigned long long *)arg)[0] = lo;
+            ((unsigned long long *)arg)[1] = hi;
+        }
+        bp_task_submit(t, task, deferred);
+    }
+    if (group)
+        bp_taskgroup_end(t);
+}
+
+BP_API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                          long arg_size, long arg_align, unsigned flags,
+                          unsigned long num_tasks, int priority, long start, long end,
+                          long step)
+{
+    (void)priority;
+    if (step == 0)
+        bp_fatal("GOMP_taskloop: a step of 0");
+    uint64_t n = 0;
+    if (step > 0 && start < end)
+        n = ((uint64_t)end - (uint64_t)start + (uint64_t)step - 1) / (uint64_t)step;
+    else if (step < 0 && start > end)
+        n = ((uint64_t)start - (uint64_t)end + (uint64_t)-step - 1) / (uint64_t)-step;
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, (uint64_t)start, n,
+             (uint64_t)step, 1);
+}
+
+BP_API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                              long arg_size, long arg_align, unsigned flags,
+                              unsigned long num_tasks, int priority, unsigned long long start,
+                              unsigned long long end, unsigned long long step)
+{
+    (void)priority;
+    if (step == 0)
+        bp_fatal("GOMP_taskloop_ull: a step of 0");
+    uint64_t n = 0;
+    if (flags & GOMP_TASK_FLAG_UP) {
+        if (start < end)
+            n = (end - start + step - 1) / step;
+    } else if (start > end) {
+        n = (start - end - step - 1) / -step;
+    }
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, n, step, 0);
 }

@@ -215,6 +215,12 @@ struct bp_dep_table;
 struct bp_taskgroup {
     struct bp_taskgroup *prev; /* the one enclosing it in the same task */
     _Atomic int32_t count;
+    /* task reductions, the ABI layers': gcc's descriptors (the group's
+     * own, chained to those it inherits from prev), and libomp's items,
+     * which `finish` folds once the group's tasks are complete */
+    uintptr_t *gomp_reductions;
+    void *kmp_reductions;
+    void (*finish)(struct bp_taskgroup *g);
 };
 
 enum {
@@ -249,6 +255,7 @@ struct bp_task {
     int depth;                     /* its parent's plus one; implicit tasks 0 */
     const void *fn;                /* the task's function, as the profile names it */
     void *mem;                     /* what to free; NULL: not on the heap */
+    size_t payload_size;           /* bytes of the ABI's data (bp_task_new) */
     _Atomic uint32_t requeues;     /* times its untied parts were queued again */
     struct bp_icv icv;             /* its data environment's ICVs */
     /* dependences (taskdep.c): its predecessors not complete (plus one
@@ -505,6 +512,8 @@ void bp_taskwait(struct bp_thread *t);
 void bp_taskyield(struct bp_thread *t);
 void bp_taskgroup_begin(struct bp_thread *t);
 void bp_taskgroup_end(struct bp_thread *t);
+/* The innermost taskgroup of t's task; NULL: none. */
+struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t);
 /* Is t's task final (omp_in_final)? */
 int bp_task_in_final(struct bp_thread *t);
 /* A barrier's or join's wait: run one task of t's team, if one is queued;
@@ -544,10 +553,29 @@ void bp_deps_register(struct bp_task *parent, struct bp_task *n, const struct bp
                       int ndeps);
 void bp_deps_release(struct bp_task *task);
 void bp_task_deps_free(struct bp_task *task);
-/* task.c: a task whose predecessors are all complete: queue it. */
+/* task.c: a deferred task whose predecessors are all complete: queue it. */
 void bp_task_ready(struct bp_task *task);
 /* Drop a reference to a task (the last frees it). */
 void bp_task_unref(struct bp_task *task);
+
+/* ---- taskloop.c ---------------------------------------------------------- */
+
+/* A taskloop's n iterations in tasks: ntasks of base iterations, the first
+ * `extra` of them one more; strict: each of base, the last one `last`. */
+enum { BP_TASKLOOP_DEFAULT = 0, BP_TASKLOOP_GRAINSIZE = 1, BP_TASKLOOP_NUM_TASKS = 2 };
+struct bp_taskloop_plan {
+    uint64_t ntasks, base, extra, last;
+    int strict;
+};
+void bp_taskloop_plan(struct bp_taskloop_plan *p, uint64_t n, int sched, uint64_t param,
+                      int strict, uint64_t default_tasks);
+/* Iterations of task k of the plan. */
+static inline uint64_t bp_taskloop_count(const struct bp_taskloop_plan *p, uint64_t k)
+{
+    if (p->strict)
+        return k + 1 == p->ntasks ? p->last : p->base;
+    return p->base + (k < p->extra);
+}
 
 /* ---- pool.c (the threads) ------------------------------------------------ */
 

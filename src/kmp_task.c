@@ -233,3 +233,249 @@ BP_API void *__kmpc_task_allow_completion_event(ident_t *loc, int32_t gtid, kmp_
     (void)gtid;
     return bp_task_add_event(bp_task_of_payload(task));
 }
+
+/* ---- task reductions ------------------------------------------------- */
+
+/* clang's reduction items: __kmpc_taskred_init's (with the original's
+ * address, an initialiser taking it) and __kmpc_task_reduction_init's
+ * older ones. */
+typedef struct kmp_taskred_input {
+    void *reduce_shar;
+    void *reduce_orig;
+    size_t reduce_size;
+    void *reduce_init;
+    void *reduce_fini;
+    void *reduce_comb;
+    uint32_t flags; /* lazy_priv: ours are all made at once */
+} kmp_taskred_input_t;
+typedef struct kmp_task_red_input {
+    void *reduce_shar;
+    size_t reduce_size;
+    void *reduce_init;
+    void *reduce_fini;
+    void *reduce_comb;
+    uint32_t flags;
+} kmp_task_red_input_t;
+
+/* One item in a taskgroup: a copy per thread of the team, each stride
+ * bytes, initialised at once; the group's end folds them into the shared
+ * item in thread order and finalises them (kmp_red_finish). */
+struct kmp_red_item {
+    void *shar, *orig;
+    size_t size, stride;
+    char *copies;
+    void (*fini)(void *);
+    void (*comb)(void *, void *);
+};
+struct kmp_red {
+    int n, threads;
+    struct kmp_red_item items[];
+};
+
+static void kmp_red_finish(struct bp_taskgroup *g)
+{
+    struct kmp_red *r = g->kmp_reductions;
+    for (int i = 0; i < r->n; i++) {
+        struct kmp_red_item *it = &r->items[i];
+        for (int k = 0; k < r->threads; k++) {
+            void *copy = it->copies + (size_t)k * it->stride;
+            it->comb(it->shar, copy);
+            if (it->fini != NULL)
+                it->fini(copy);
+        }
+        free(it->copies);
+    }
+    free(r);
+    g->kmp_reductions = NULL;
+}
+
+/* Make the items' copies in t's innermost taskgroup; the handle is it. */
+static void *red_init(int num, const void *data, int with_orig)
+{
+    struct bp_thread *t = bp_self();
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    if (g == NULL)
+        bp_fatal("__kmpc_taskred_init: a task reduction outside a taskgroup");
+    if (g->kmp_reductions != NULL)
+        bp_fatal("__kmpc_taskred_init: a second task reduction in one taskgroup");
+    if (num < 0)
+        bp_fatal("__kmpc_taskred_init: %d items", num);
+    int threads = t->team_size > 0 ? t->team_size : 1;
+    struct kmp_red *r = malloc(sizeof *r + sizeof r->items[0] * (size_t)num);
+    if (r == NULL)
+        bp_fatal("__kmpc_taskred_init: out of memory");
+    r->n = num;
+    r->threads = threads;
+    for (int i = 0; i < num; i++) {
+        struct kmp_red_item *it = &r->items[i];
+        void *init;
+        if (with_orig) {
+            const kmp_taskred_input_t *in = (const kmp_taskred_input_t *)data + i;
+            *it = (struct kmp_red_item){in->reduce_shar, in->reduce_orig, in->reduce_size, 0,
+                                        NULL, (void (*)(void *))in->reduce_fini,
+                                        (void (*)(void *, void *))in->reduce_comb};
+            init = in->reduce_init;
+        } else {
+            const kmp_task_red_input_t *in = (const kmp_task_red_input_t *)data + i;
+            *it = (struct kmp_red_item){in->reduce_shar, NULL, in->reduce_size, 0, NULL,
+                                        (void (*)(void *))in->reduce_fini,
+                                        (void (*)(void *, void *))in->reduce_comb};
+            init = in->reduce_init;
+        }
+        if (it->comb == NULL)
+            bp_fatal("__kmpc_taskred_init: an item without a combiner");
+        it->stride = (it->size + 63) & ~(size_t)63;
+        void *mem = NULL;
+        if (posix_memalign(&mem, 64, it->stride * (size_t)threads + 1) != 0)
+            bp_fatal("__kmpc_taskred_init: out of memory");
+        it->copies = mem;
+        for (int k = 0; k < threads; k++) {
+            void *copy = it->copies + (size_t)k * it->stride;
+            if (init == NULL)
+                memset(copy, 0, it->size);
+            else if (with_orig)
+                ((void (*)(void *, void *))init)(copy, it->orig != NULL ? it->orig : it->shar);
+            else
+                ((void (*)(void *))init)(copy);
+        }
+    }
+    g->kmp_reductions = r;
+    g->finish = kmp_red_finish;
+    return g;
+}
+
+BP_API void *__kmpc_taskred_init(int gtid, int num, void *data)
+{
+    (void)gtid;
+    return red_init(num, data, 1);
+}
+
+BP_API void *__kmpc_task_reduction_init(int gtid, int num, void *data)
+{
+    (void)gtid;
+    return red_init(num, data, 0);
+}
+
+/* The calling thread's copy of an item named by its shared or original
+ * address, or by any thread's copy, in the given taskgroup (NULL: the
+ * innermost) or one enclosing it. */
+BP_API void *__kmpc_task_reduction_get_th_data(int gtid, void *tskgrp, void *data)
+{
+    (void)gtid;
+    struct bp_thread *t = bp_self();
+    struct bp_taskgroup *g = tskgrp != NULL ? tskgrp : bp_taskgroup_current(t);
+    for (; g != NULL; g = g->prev) {
+        struct kmp_red *r = g->kmp_reductions;
+        if (r == NULL)
+            continue;
+        for (int i = 0; i < r->n; i++) {
+            struct kmp_red_item *it = &r->items[i];
+            char *p = data;
+            if (p == it->shar || p == it->orig ||
+                (p >= it->copies && p < it->copies + it->stride * (size_t)r->threads)) {
+                int tid = t->tid < r->threads ? t->tid : 0;
+                return it->copies + (size_t)tid * it->stride;
+            }
+        }
+    }
+    bp_fatal("__kmpc_task_reduction_get_th_data: %p is in no task reduction of the "
+             "enclosing taskgroups", data);
+}
+
+/* `reduction(task, ...)` on a parallel or worksharing construct. */
+BP_API void *__kmpc_taskred_modifier_init(ident_t *loc, int gtid, int is_ws, int num, void *data)
+{
+    (void)loc, (void)gtid, (void)is_ws, (void)num, (void)data;
+    bp_fatal("__kmpc_taskred_modifier_init: reductions with the task modifier on parallel and "
+             "worksharing constructs are not supported");
+}
+
+BP_API void *__kmpc_task_reduction_modifier_init(ident_t *loc, int gtid, int is_ws, int num,
+                                                 void *data)
+{
+    (void)loc, (void)gtid, (void)is_ws, (void)num, (void)data;
+    bp_fatal("__kmpc_task_reduction_modifier_init: reductions with the task modifier on "
+             "parallel and worksharing constructs are not supported");
+}
+
+BP_API void __kmpc_task_reduction_modifier_fini(ident_t *loc, int gtid, int is_ws)
+{
+    (void)loc, (void)gtid, (void)is_ws;
+    bp_fatal("__kmpc_task_reduction_modifier_fini: reductions with the task modifier on "
+             "parallel and worksharing constructs are not supported");
+}
+
+/* ---- taskloop ---------------------------------------------------------- */
+
+typedef void (*kmp_task_dup_t)(kmp_task_t *dst, kmp_task_t *src, int32_t last);
+
+/* clang's taskloop: `task` is a pattern the runtime copies into each task,
+ * with lb and ub (inclusive, by st) pointing into it; task_dup, when given,
+ * finishes a copy (firstprivates, the last-iteration flag). The pattern
+ * is not run: its destructors run, then it is freed. */
+static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_t *ub,
+                         int64_t st, int32_t nogroup, int32_t sched, uint64_t param,
+                         int strict, void *task_dup)
+{
+    struct bp_thread *t = bp_self();
+    struct bp_task *pat = bp_task_of_payload(task);
+    size_t lb_at = (size_t)((char *)lb - (char *)task), ub_at = (size_t)((char *)ub - (char *)task);
+    if ((char *)lb < (char *)task || lb_at + sizeof *lb > pat->payload_size ||
+        (char *)ub < (char *)task || ub_at + sizeof *ub > pat->payload_size)
+        bp_fatal("__kmpc_taskloop: loop bounds outside the task");
+    if (st == 0)
+        bp_fatal("__kmpc_taskloop: a stride of 0");
+    if (sched < BP_TASKLOOP_DEFAULT || sched > BP_TASKLOOP_NUM_TASKS)
+        bp_fatal("__kmpc_taskloop: schedule %d is none of 0 (none), 1 (grainsize), "
+                 "2 (num_tasks)", (int)sched);
+    uint64_t lo = *lb, hi = *ub; /* the compiler tested that the loop runs */
+    uint64_t n = st > 0 ? (hi - lo) / (uint64_t)st + 1 : (lo - hi) / (uint64_t)-st + 1;
+    struct bp_taskloop_plan plan;
+    bp_taskloop_plan(&plan, n, sched, param, strict,
+                     10 * (uint64_t)(t->team_size > 0 ? t->team_size : 1));
+    if (!nogroup)
+        bp_taskgroup_begin(t);
+    int deferred = if_val && !bp_task_included(t);
+    uint32_t flags = pat->flags & (BP_TASK_UNTIED | BP_TASK_FINAL | BP_KMP_DESTRUCTORS);
+    uint64_t first = 0;
+    for (uint64_t k = 0; k < plan.ntasks; k++) {
+        uint64_t count = bp_taskloop_count(&plan, k);
+        struct bp_task *bt = bp_task_new(pat->payload_size, 64, kmp_body, flags, pat->fn);
+        kmp_task_t *kt = bp_task_payload(bt);
+        memcpy(kt, task, pat->payload_size);
+        if (task->shareds != NULL)
+            kt->shareds = (char *)kt + ((char *)task->shareds - (char *)task);
+        uint64_t task_lo = lo + first * (uint64_t)st;
+        uint64_t task_hi = task_lo + (count - 1) * (uint64_t)st;
+        memcpy((char *)kt + lb_at, &task_lo, sizeof task_lo);
+        memcpy((char *)kt + ub_at, &task_hi, sizeof task_hi);
+        first += count;
+        if (task_dup != NULL)
+            ((kmp_task_dup_t)task_dup)(kt, task, k + 1 == plan.ntasks);
+        bp_task_submit(t, bt, deferred);
+    }
+    if (pat->flags & BP_KMP_DESTRUCTORS)
+        task->data1.destructors(bp_gtid(t), task);
+    free(pat->mem);
+    if (!nogroup)
+        bp_taskgroup_end(t);
+}
+
+BP_API void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_t if_val,
+                            uint64_t *lb, uint64_t *ub, int64_t st, int32_t nogroup,
+                            int32_t sched, uint64_t grainsize, void *task_dup)
+{
+    (void)loc;
+    (void)gtid;
+    kmp_taskloop(task, if_val, lb, ub, st, nogroup, sched, grainsize, 0, task_dup);
+}
+
+BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_t if_val,
+                              uint64_t *lb, uint64_t *ub, int64_t st, int32_t nogroup,
+                              int32_t sched, uint64_t grainsize, int32_t modifier,
+                              void *task_dup)
+{
+    (void)loc;
+    (void)gtid;
+    kmp_taskloop(task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier != 0, task_dup);
+}

@@ -106,6 +106,7 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     task->flags = flags;
     task->fn = fn;
     task->mem = mem;
+    task->payload_size = payload;
     atomic_init(&task->refs, 1);
     atomic_init(&task->pending, 1);
     return task;
@@ -296,8 +297,6 @@ static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *wa
 
 void bp_task_ready(struct bp_task *task)
 {
-    if (task->flags & BP_TASK_WAITED)
-        return; /* its maker waits for it, and runs it */
     struct bp_thread *t = bp_self();
     struct bp_team *team = task->team;
     if (t->team_ptr == team && t->team_size > 1 && task_queue(t, task))
@@ -513,7 +512,15 @@ void bp_taskgroup_begin(struct bp_thread *t)
         bp_fatal("taskgroup: out of memory");
     g->prev = task->group;
     atomic_init(&g->count, 0);
+    g->gomp_reductions = g->prev != NULL ? g->prev->gomp_reductions : NULL;
+    g->kmp_reductions = NULL;
+    g->finish = NULL;
     task->group = g;
+}
+
+struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t)
+{
+    return bp_task_current(t)->group;
 }
 
 void bp_taskgroup_end(struct bp_thread *t)
@@ -523,6 +530,8 @@ void bp_taskgroup_end(struct bp_thread *t)
     if (g == NULL)
         bp_fatal("the end of a taskgroup that was not begun");
     wait_count(t, &g->count, 0, task);
+    if (g->finish != NULL) /* its reductions, folded */
+        g->finish(g);
     task->group = g->prev;
     free(g);
 }

@@ -288,8 +288,11 @@ void bp_deps_release(struct bp_task *task)
     bp_unlock(&tab->lock);
     for (int i = 0; i < succ.n; i++) {
         struct bp_task *s = succ.v[i];
+        /* read before the decrement, while s cannot run yet: an undeferred
+         * s is run by its maker, which waits for npred to reach 0 */
+        int waited = (s->flags & BP_TASK_WAITED) != 0;
         /* acq_rel: the successor's runner sees this task's writes */
-        if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
+        if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1 && !waited)
             bp_task_ready(s);
         bp_task_unref(s);
     }

@@ -20,6 +20,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+supp="$(pwd)/tools/lsan-peers.supp" # the peer runtimes' own leaks
 peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^cli$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
@@ -37,6 +38,7 @@ for kind in "$@"; do
     # halt at the first report; a UBSan report is an error (exit status 1)
     (cd "$dir" &&
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        LSAN_OPTIONS="suppressions=$supp" \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
         ctest --output-on-failure -j "$jobs" -E "$exclude")
