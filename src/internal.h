@@ -328,7 +328,8 @@ struct bp_loop {
     int part_first, part_count; /* the task's place partition; 0 places: all */ \
     struct bp_team *team_ptr;     /* the team of the current region; NULL: none */   \
     struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */   \
-    struct bp_task *task;         /* the task it runs; NULL: the initial task */
+    struct bp_task *task;         /* the task it runs; NULL: the initial task */  \
+    int64_t task_inner_ns;        /* profiling: tasks run inside the one running */
 struct team_state {
     BP_TEAM_STATE
 };
@@ -790,7 +791,7 @@ void bp_dump_signal_fork_child(void);
 #else
 extern int bp_tracing;
 #endif
-enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3, BP_TRACE_PHASE = 4 };
+enum { BP_TRACE_REGION = 1, BP_TRACE_BARRIER = 2, BP_TRACE_JOIN = 3, BP_TRACE_PHASE = 4, BP_TRACE_TASK = 5 };
 struct bp_trace_ring;
 void bp_trace_init(void);
 /* Tracing off again (the profile it needs could not be set up). */
@@ -874,12 +875,28 @@ struct bp_report_part {
     size_t nrows;
 };
 /* What the report says about the process and the settings. */
+/* ---- taskprof.c: tasks in the profile ----------------------------------- */
+/* One task function's tasks: how many ran and their own code's time (fn
+ * NULL: the tasks of functions the table had no room for). */
+struct bp_task_row {
+    const void *fn;
+    uint64_t calls;
+    int64_t ns;
+};
+void bp_taskprof_record(const void *fn, int64_t ns);
+/* The rows with tasks, most time first, in a new array (*out; NULL and -1
+ * when out of memory). */
+int bp_taskprof_snapshot(struct bp_task_row **out);
+void bp_taskprof_clear(void);
+
 struct bp_report_meta {
     const char *run;            /* BUDDY_THREAD_POOL_PROFILE_RUN */
     long pid;
     int complete;               /* 0: a dump, the process runs on */
     int in_child;               /* a child of fork(): PATH.<pid> */
     int callers, step_bound;    /* BUDDY_THREAD_POOL_PROFILE_CALLERS, _STEPS */
+    const struct bp_task_row *tasks; /* the explicit tasks (taskprof.c) */
+    int ntasks;
 };
 /* Write the text report (each table sorted by wall time) to `out`, and the
  * JSON profile to `json_path` (or beside it: report_json.c) when not NULL.

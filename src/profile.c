@@ -161,6 +161,7 @@ static void clear(void)
     prof.epoch++;
     memset(prof.callers, 0, sizeof prof.callers);
     prof.ncallers = 0;
+    bp_taskprof_clear();
 }
 
 void bp_profile_init(int max_threads)
@@ -447,10 +448,15 @@ static int report(FILE *out, const char *json_path, int complete)
     err |= part_of(&parts[n++], NULL, &prof.all, waits, nwaits);
     for (int i = 0; i < prof.nphases; i++)
         err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL, 0);
+    struct bp_task_row *tasks = NULL;
+    int ntasks = bp_taskprof_snapshot(&tasks);
+    err |= ntasks < 0;
     struct bp_report_meta meta = {prof.run, (long)getpid(), complete, prof.in_child,
-                                  bp_config.profile_callers, bp_config.profile_steps};
+                                  bp_config.profile_callers, bp_config.profile_steps, tasks,
+                                  ntasks};
     if (!err)
         bp_report_write(out, json_path, &meta, parts, (size_t)n);
+    free(tasks);
     for (int i = 0; i < n; i++)
         free(parts[i].rows);
     free(waits);

@@ -151,6 +151,33 @@ static void write_callers(FILE *out, const struct bp_report_part *p)
     }
 }
 
+/* The explicit tasks, per task function, when any ran. */
+enum { BP_TASKS_SHOWN = 20 };
+static void write_tasks(FILE *out, const struct bp_report_meta *meta)
+{
+    if (meta->ntasks <= 0)
+        return;
+    fprintf(out, "\n  tasks, per task function (time: the tasks' own code, in ms):\n");
+    fprintf(out, "  %12s %11s %11s    %s\n", "tasks", "time", "mean_us", "function");
+    for (int i = 0; i < meta->ntasks && i < BP_TASKS_SHOWN; i++) {
+        const struct bp_task_row *r = &meta->tasks[i];
+        char *name = NULL, *module = NULL;
+        uintptr_t offset = 0;
+        if (r->fn != NULL)
+            bp_name_function(r->fn, &name, &module, &offset);
+        const char *base = module != NULL ? strrchr(module, '/') : NULL;
+        fprintf(out, "  %12" PRIu64 " %11.3f %11.3f    %s%s%s\n", r->calls, ms(r->ns),
+                r->calls ? (double)r->ns / 1e3 / (double)r->calls : 0.0,
+                r->fn == NULL ? "(other task functions)" : name != NULL ? name : "?",
+                module != NULL ? "  " : "", module != NULL ? (base ? base + 1 : module) : "");
+        free(name);
+        free(module);
+    }
+    if (meta->ntasks > BP_TASKS_SHOWN)
+        fprintf(out, "  ... %d more task functions (the JSON profile has them all)\n",
+                meta->ntasks - BP_TASKS_SHOWN);
+}
+
 /* One table: the whole run (phase NULL, with the waits) or one phase. */
 static void write_table(FILE *out, const char *phase, const struct bp_profile_totals *t,
                         const struct bp_profile_row *rows, size_t n,
@@ -284,7 +311,9 @@ static void write_legend(FILE *out, int phases)
             "    file:line when clang's -g names it), with its calls, wall, gap_before and\n"
             "    barrier_wait.\n"
             "  step k: the k-th barrier episode of a region (the join is the last); work: from\n"
-            "    the end of the step before to the last thread's arrival.\n\n");
+            "    the end of the step before to the last thread's arrival.\n"
+            "  tasks: explicit tasks run, per task function; their time is their own code's,\n"
+            "    without the tasks a thread ran inside them (at a taskwait, say).\n\n");
 }
 
 enum { BP_STEPS_SHOWN = 10 };
@@ -370,6 +399,7 @@ void bp_report_write(FILE *out, const char *json_path, const struct bp_report_me
             write_callers(out, &parts[0]);
             write_detail(out, &parts[0]);
             write_steps(out, &parts[0], meta->step_bound);
+            write_tasks(out, meta);
         }
     }
     write_legend(out, nparts > 1);

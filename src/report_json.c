@@ -212,6 +212,27 @@ static int write_file(FILE *f, const struct bp_report_meta *meta,
         first = 0;
     }
     fprintf(f, "]");
+    fprintf(f, ",\n \"tasks\": [");
+    for (int i = 0; i < meta->ntasks; i++) {
+        const struct bp_task_row *r = &meta->tasks[i];
+        char *name = NULL, *module = NULL;
+        uintptr_t offset = 0;
+        if (r->fn != NULL)
+            bp_name_function(r->fn, &name, &module, &offset);
+        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+        if (r->fn == NULL)
+            fprintf(f, "null");
+        else
+            bp_json_string(f, name ? name : "?+0x0");
+        fprintf(f, ", \"module\": ");
+        bp_json_string(f, module);
+        fprintf(f, ", \"address\": \"0x%" PRIxPTR "\", \"module_offset\": \"0x%" PRIxPTR
+                   "\", \"tasks\": %" PRIu64 ", \"time_ns\": %" PRId64 "}",
+                (uintptr_t)r->fn, offset, r->calls, r->ns);
+        free(name);
+        free(module);
+    }
+    fprintf(f, "]");
     fprintf(f, ",\n \"phases\": [");
     for (size_t p = 1; p < nparts; p++) {
         fprintf(f, "%s\n  {\"name\": ", p > 1 ? "," : "");

@@ -185,11 +185,30 @@ static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
     t->task_id = fr->task_id;
 }
 
+/* Profiling: the task's own time, the tasks run inside it and its waits
+ * (taskwait, taskgroup, dependences) taken out: they add their whole time
+ * to task_inner_ns. And its trace event. */
+static void run_profiled(struct bp_thread *t, struct bp_task *task)
+{
+    int64_t outer = t->task_inner_ns;
+    t->task_inner_ns = 0;
+    int64_t start = bp_now_ns();
+    task->body(task);
+    int64_t end = bp_now_ns();
+    bp_taskprof_record(task->fn, end - start - t->task_inner_ns);
+    t->task_inner_ns = outer + (end - start);
+    if (bp_tracing)
+        bp_trace_event(t, BP_TRACE_TASK, task->fn, start, end);
+}
+
 static void run_task(struct bp_thread *t, struct bp_task *task)
 {
     struct bp_task_frame fr;
     task_enter(t, task, &fr);
-    task->body(task);
+    if (bp_profiling)
+        run_profiled(t, task);
+    else
+        task->body(task);
     task_leave(t, &fr);
     pending_done(task);
 }
@@ -477,6 +496,9 @@ static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t targ
                        struct bp_task *waiting)
 {
     int idle = 0;
+    /* profiling: the wait is not the waiting task's own time (the tasks
+     * run meanwhile add theirs, which the whole wait replaces) */
+    int64_t inner = t->task_inner_ns, start = bp_profiling ? bp_now_ns() : 0;
     /* acquire: the completed tasks' writes are seen after the wait */
     while (atomic_load_explicit(count, memory_order_acquire) != target) {
         if (waiting != NULL ? run_own(t, waiting) : bp_tasks_poll(t)) {
@@ -487,6 +509,8 @@ static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t targ
             sched_yield(); /* the tasks it waits for run elsewhere */
         }
     }
+    if (bp_profiling)
+        t->task_inner_ns = inner + (bp_now_ns() - start);
 }
 
 static void wait_children(struct bp_thread *t, struct bp_task *task)

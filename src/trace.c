@@ -131,7 +131,7 @@ static const char *name_of(struct name_cache *c, const void *fn)
 static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cache *names,
                          int64_t origin, long pid, int *first)
 {
-    static const char *const wait_names[] = {"", "", "barrier wait", "join wait"};
+    static const char *const wait_names[] = {"", "", "barrier wait", "join wait", "", ""};
     char thread_name[32];
     if (r->pool_id > 0)
         snprintf(thread_name, sizeof thread_name, "buddypool-%d", r->pool_id);
@@ -159,16 +159,17 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
                     ts / 1000, (int)(ts % 1000), pid, r->tid);
             continue;
         }
+        int named = e->kind == BP_TRACE_REGION || e->kind == BP_TRACE_TASK;
         fprintf(f, ",\n  {\"name\": ");
-        if (e->kind == BP_TRACE_REGION)
+        if (named)
             bp_json_string(f, name_of(names, e->fn));
         else
             fprintf(f, "\"%s\"", wait_names[e->kind]);
         fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %" PRId64 ".%03d, \"dur\": %" PRId64
                    ".%03d, \"pid\": %ld, \"tid\": %ld",
-                e->kind == BP_TRACE_REGION ? "region" : "wait", ts / 1000, (int)(ts % 1000),
-                dur / 1000, (int)(dur % 1000), pid, r->tid);
-        if (e->kind == BP_TRACE_REGION)
+                e->kind == BP_TRACE_REGION ? "region" : e->kind == BP_TRACE_TASK ? "task" : "wait",
+                ts / 1000, (int)(ts % 1000), dur / 1000, (int)(dur % 1000), pid, r->tid);
+        if (named)
             fprintf(f, ", \"args\": {\"address\": \"0x%" PRIxPTR "\"}", (uintptr_t)e->fn);
         fputc('}', f);
     }
