@@ -232,15 +232,19 @@ enum {
                                 /* part is queued again, not anew) */
     BP_TASK_WAITED = 1u << 5,   /* undeferred with dependences: its maker */
                                 /* waits for them, then runs it */
+    BP_TASK_HOLDS_PARENT = 1u << 6, /* it holds its parent's memory */
 };
 
 /* A task. The ABI layer puts its data after the header (bp_task_payload)
- * and says how to run it (body). A task is freed when it is complete, none
- * of its children is not, and its siblings' dependences (taskdep.c) no
- * longer name it: refs counts 1 until it completes, plus one per child not
- * complete, plus one per dependence list that holds it, so a task's parent
- * chain is always readable. children counts the children alone
- * (taskwait). */
+ * and says how to run it (body). Two counts keep it:
+ *   refs  1 until it completes, plus one per child not complete: a
+ *         taskwait waits for 1; at 0 (complete, and every child too) its
+ *         children's dependence table goes, then its own hold on its memory;
+ *   mem   holds on its memory: that one, one per child not yet freed (a
+ *         heap task's children hold it, BP_TASK_HOLDS_PARENT), one per
+ *         dependence list that names it (taskdep.c); at 0 it is freed.
+ * So a task's chain of parents can always be read while it lives, whatever
+ * the parents' state. */
 struct bp_task {
     void (*body)(struct bp_task *task); /* runs it, or its next untied part */
     struct bp_task *parent;
@@ -248,7 +252,7 @@ struct bp_task {
     struct bp_taskgroup *group;    /* the innermost one its own code is in */
     struct bp_team *team;          /* the team that counts it; NULL: none */
     _Atomic int32_t refs;
-    _Atomic int32_t children;      /* its children not complete */
+    _Atomic int32_t mem_holds;
     _Atomic int32_t pending;       /* runs of its body to come, plus one while an */
                                    /* event (detach) is not fulfilled: 0 is complete */
     uint32_t flags;                /* BP_TASK_* */
@@ -493,6 +497,14 @@ int bp_task_included(struct bp_thread *t);
  * not yet made part of anything. */
 struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp_task *),
                             uint32_t flags, const void *fn);
+/* Free a task of bp_task_new that was never made part of anything. */
+void bp_task_free(struct bp_task *task);
+/* taskmem.c: a task's memory (size bytes, the returned pointer aligned to
+ * `align`, at least 64), from the calling thread's blocks when it fits
+ * one; freed from any thread. */
+void *bp_taskmem_alloc(size_t size, size_t align);
+void bp_taskmem_free(void *p);
+void bp_taskmem_fork_child(void);
 /* Make task a child of t's task and queue it (deferred), or run it now
  * (undeferred: if(0), or included); a started untied task is queued again
  * for its next part. The task may be freed before this returns. */
@@ -553,11 +565,16 @@ void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
 void bp_deps_register(struct bp_task *parent, struct bp_task *n, const struct bp_dep *deps,
                       int ndeps);
 void bp_deps_release(struct bp_task *task);
+/* Free task's children's table (all complete), or its own node (the task
+ * is freed). */
 void bp_task_deps_free(struct bp_task *task);
+void bp_task_node_free(struct bp_task *task);
 /* task.c: a deferred task whose predecessors are all complete: queue it. */
 void bp_task_ready(struct bp_task *task);
-/* Drop a reference to a task (the last frees it). */
+/* Drop a hold on a task's memory (the last frees it). */
 void bp_task_unref(struct bp_task *task);
+/* Take one. */
+void bp_task_hold(struct bp_task *task);
 
 /* ---- taskloop.c ---------------------------------------------------------- */
 

@@ -456,7 +456,7 @@ static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_
     }
     if (pat->flags & BP_KMP_DESTRUCTORS)
         task->data1.destructors(bp_gtid(t), task);
-    free(pat->mem);
+    bp_task_free(pat);
     if (!nogroup)
         bp_taskgroup_end(t);
 }

@@ -114,6 +114,7 @@ static void atfork_child(void)
         memset(bp_pool.idle, 0, (used + 63) / 64 * sizeof *bp_pool.idle);
     bp_teams_fork_child(); /* the teams' workers did not come along */
     bp_wait_fork_child();
+    bp_taskmem_fork_child();
     bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
     atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
     bp_profile_fork_child(); /* the parent reports its own regions */

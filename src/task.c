@@ -5,19 +5,23 @@
  * pops there (the newest first, whose data is in its cache); a thread with
  * nothing of its own steals the oldest from another's top. A deque holds
  * 2^BP_TASK_QUEUE_LOG2 tasks; a task made when its maker's is full runs at
- * once, as libgomp and libomp do past their own bounds. A team of one, and
- * a final task, makes included tasks: they run at once, to completion,
- * with their descendants.
+ * once, as libgomp and libomp do past their own bounds, and then counts
+ * nowhere (it completes before its maker goes on, as an included task
+ * does). A team of one, and a final task, make included tasks: they run at
+ * once, to completion, with their descendants.
  *
- * Lifetimes. A task counts in its parent (refs), in the taskgroup it was
- * made in (count) and in its team (tasks_left) until it completes: its
- * body has run (every part, for an untied task clang splits) and its event,
- * if it has one (detach), is fulfilled (pending reaches 0). A task is freed
- * when it is complete and its last child is (refs reaches 0), so a queued
- * task's chain of parents can always be read, and a child's completion
- * never writes a freed parent. A completion writes its taskgroup, its
- * parent and its team in that order: whoever waits for the team's count to
- * reach 0 (the region's end) may reuse everything, so it comes last.
+ * Lifetimes (the counts are struct bp_task's). A task counts in its parent
+ * (refs), in the taskgroup it was made in (count) and in its team
+ * (tasks_left) until it completes: its body has run (every part, for an
+ * untied task clang splits) and its event, if it has one (detach), is
+ * fulfilled (pending reaches 0). Its memory is held apart (mem_holds): by
+ * itself until it and its children are complete, by each child of it not
+ * yet freed, and by its siblings' dependence lists, so a queued task's
+ * chain of parents can always be read. A completion writes its taskgroup,
+ * its parent, itself and its team in that order: whoever waits for the
+ * team's count to reach 0 (the region's end) may reuse everything, so it
+ * comes last, and an implicit or stack parent is not touched after its
+ * count.
  *
  * Where tasks run. A thread runs queued tasks at the task scheduling
  * points: at a barrier and at the region's end it runs any task of its
@@ -74,6 +78,7 @@ void bp_task_implicit(struct bp_thread *t, struct bp_task *task)
 {
     memset(task, 0, sizeof *task);
     atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
     atomic_init(&task->pending, 1);
     task->flags = BP_TASK_IMPLICIT;
     t->task = task;
@@ -97,10 +102,10 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
         align = 64;
     /* the payload at an `align` boundary, the header just before it */
     size_t off = (BP_TASK_HEADER + align - 1) & ~(align - 1);
-    void *mem = NULL;
-    if (posix_memalign(&mem, align, off + payload) != 0)
+    char *mem = bp_taskmem_alloc(off + payload, align);
+    if (mem == NULL)
         bp_fatal("a task of %zu bytes: out of memory", payload);
-    struct bp_task *task = (struct bp_task *)((char *)mem + off - BP_TASK_HEADER);
+    struct bp_task *task = (struct bp_task *)(mem + off - BP_TASK_HEADER);
     memset(task, 0, sizeof *task);
     task->body = body;
     task->flags = flags;
@@ -108,37 +113,64 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     task->mem = mem;
     task->payload_size = payload;
     atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
     atomic_init(&task->pending, 1);
     return task;
+}
+
+void bp_task_free(struct bp_task *task)
+{
+    struct bp_task *parent = (task->flags & BP_TASK_HOLDS_PARENT) ? task->parent : NULL;
+    bp_task_deps_free(task);
+    bp_task_node_free(task);
+    bp_taskmem_free(task->mem);
+    if (parent != NULL)
+        bp_task_unref(parent);
+}
+
+void bp_task_hold(struct bp_task *task)
+{
+    /* relaxed: the holder has a hold already, or the table's lock */
+    atomic_fetch_add_explicit(&task->mem_holds, 1, memory_order_relaxed);
 }
 
 void bp_task_unref(struct bp_task *task)
 {
     /* acq_rel: the freeing thread sees every write made to the task */
+    if (atomic_fetch_sub_explicit(&task->mem_holds, 1, memory_order_acq_rel) == 1 &&
+        task->mem != NULL)
+        bp_task_free(task);
+}
+
+/* One of task's children completed, or task itself: at 0 its children's
+ * table goes, and the hold refs kept on its memory. */
+static void task_unalive(struct bp_task *task)
+{
+    /* acq_rel: the waiter of a taskwait sees the children's writes */
     if (atomic_fetch_sub_explicit(&task->refs, 1, memory_order_acq_rel) == 1 &&
         task->mem != NULL) {
         bp_task_deps_free(task);
-        free(task->mem);
+        bp_task_unref(task);
     }
 }
 
-/* Its body has run and its event is fulfilled: tell the taskgroup, the
- * parent and the team, in that order (see the top of the file). */
+/* Its body has run and its event is fulfilled: tell its successors, the
+ * taskgroup, the parent, itself and the team, in that order (see the top
+ * of the file). The parent's count is the last word of a parent that holds
+ * no memory of its own (an implicit or stack task) this touches. */
 static void task_complete(struct bp_task *task)
 {
     struct bp_taskgroup *group = task->in_group;
-    struct bp_task *parent = task->parent;
+    struct bp_task *parent = (task->flags & BP_TASK_LINKED) ? task->parent : NULL;
     struct bp_team *team = task->team;
     if (task->dep != NULL) /* its successors may run */
         bp_deps_release(task);
     /* release: what the task wrote reaches the thread the count frees */
     if (group != NULL)
         atomic_fetch_sub_explicit(&group->count, 1, memory_order_release);
-    if (parent != NULL) {
-        atomic_fetch_sub_explicit(&parent->children, 1, memory_order_release);
-        bp_task_unref(parent);
-    }
-    bp_task_unref(task);
+    if (parent != NULL)
+        task_unalive(parent);
+    task_unalive(task);
     if (team != NULL)
         atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
 }
@@ -213,8 +245,14 @@ static void run_task(struct bp_thread *t, struct bp_task *task)
     pending_done(task);
 }
 
-/* Make task t's task's child: counted in it, its taskgroup and its team. */
-static void task_link(struct bp_thread *t, struct bp_task *task)
+static struct bp_deque *own_deque(struct bp_team *team, int tid)
+{
+    /* relaxed: the owner made it */
+    return atomic_load_explicit(&team->members[tid].tasks, memory_order_relaxed);
+}
+
+/* Make task t's task's child, its data environment the task's own. */
+static void task_place(struct bp_thread *t, struct bp_task *task)
 {
     struct bp_task *parent = bp_task_current(t);
     task->parent = parent;
@@ -222,24 +260,36 @@ static void task_link(struct bp_thread *t, struct bp_task *task)
     task->icv = *bp_icv(t);
     if (parent->flags & BP_TASK_FINAL)
         task->flags |= BP_TASK_FINAL;
-    task->in_group = task->group = parent->group;
+    task->group = parent->group;
+    if (parent->mem != NULL) { /* a heap parent stays readable while task lives */
+        bp_task_hold(parent);
+        task->flags |= BP_TASK_HOLDS_PARENT;
+    }
+}
+
+/* The same, counted in the parent, its taskgroup and its team. */
+static void task_link(struct bp_thread *t, struct bp_task *task)
+{
+    task_place(t, task);
+    task->in_group = task->group;
     task->team = t->team_size > 1 ? t->team_ptr : NULL;
     task->flags |= BP_TASK_LINKED;
     /* relaxed: each count is read after the queue's or the completion's
      * release, which the increment is sequenced before */
     if (task->in_group != NULL)
         atomic_fetch_add_explicit(&task->in_group->count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&task->parent->refs, 1, memory_order_relaxed);
     if (task->team != NULL)
         atomic_fetch_add_explicit(&task->team->tasks_left, 1, memory_order_relaxed);
 }
 
-static struct bp_deque *own_deque(struct bp_team *team, int tid)
+/* Is t's own deque full (a task made now would run at once)? */
+static int queue_full(struct bp_thread *t)
 {
-    /* relaxed: the owner made it */
-    return atomic_load_explicit(&team->members[tid].tasks, memory_order_relaxed);
+    struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
+    return d != NULL && bp_deque_size(d) > d->mask;
 }
+
 
 /* The workers' help episode: they run the team's tasks with the thread 0. */
 static void fork_help(struct bp_thread *t, struct bp_team *team)
@@ -329,6 +379,14 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         /* relaxed: the running part holds the task */
         atomic_fetch_add_explicit(&task->requeues, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
+    } else if (deferred && t->team_size > 1 && queue_full(t) &&
+               atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
+        /* It runs now, to completion (it waits for no event) before its
+         * maker goes on: nothing need count it, as in an included task;
+         * its own children are counted as any. */
+        task_place(t, task);
+        run_task(t, task);
+        return;
     } else {
         task_link(t, task);
     }
@@ -385,7 +443,7 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int lin
         task->dep = NULL;
         task->dep_table = NULL;
         atomic_init(&task->refs, 1);
-        atomic_init(&task->children, 0);
+        atomic_init(&task->mem_holds, 1);
         atomic_init(&task->pending, 1);
     }
     task_enter(t, task, fr);
@@ -515,7 +573,7 @@ static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t targ
 
 static void wait_children(struct bp_thread *t, struct bp_task *task)
 {
-    wait_count(t, &task->children, 0, task);
+    wait_count(t, &task->refs, 1, task);
 }
 
 void bp_taskwait(struct bp_thread *t)

@@ -26,11 +26,11 @@
  * counts one more predecessor (N->npred). All of this happens under the
  * table's lock, which a completing task takes too, to mark itself complete
  * and take its successors: each loses one predecessor, and the one that
- * reaches 0 is ready (bp_task_ready). A name in a list holds a reference
- * to the task (refs), dropped when the list forgets it: by a later writer,
- * when a list of readers is pruned of complete tasks, and when the table
- * is freed with its parent (or, for an implicit task, at the region's end,
- * every child complete). */
+ * reaches 0 is ready (bp_task_ready). A name in a list holds the task's
+ * memory (bp_task_hold), until the list forgets it: a later writer, a list
+ * of readers pruned of complete tasks, or the table's end, when its parent
+ * and every child are complete (for an implicit task, at the region's
+ * end). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,11 +70,7 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-static void hold(struct bp_task *task)
-{
-    /* relaxed: the holder already has a reference, or the table's lock */
-    atomic_fetch_add_explicit(&task->refs, 1, memory_order_relaxed);
-}
+static void hold(struct bp_task *task) { bp_task_hold(task); }
 
 static void list_push(struct dep_list *l, struct bp_task *task)
 {
@@ -314,6 +310,10 @@ void bp_task_deps_free(struct bp_task *task)
         free(tab);
         task->dep_table = NULL;
     }
+}
+
+void bp_task_node_free(struct bp_task *task)
+{
     if (task->dep != NULL) {
         list_free(&task->dep->succ);
         free(task->dep);
