@@ -36,8 +36,8 @@ static void barrier_wait(struct bp_thread *t)
         bp_flag_wait_poll(&rounds[from * nrounds + k].flag, e, 1, &team->tasking, bp_tasks_poll,
                           t);
     }
-    /* acquire: the tasks' writes before their completion */
-    if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0)
+    /* relaxed: the rounds' acquires order it */
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed) && bp_tasks_pending(team) != 0)
         bp_tasks_drain(t);
 }
 

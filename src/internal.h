@@ -5,6 +5,7 @@
 #define BUDDYPOOL_INTERNAL_H
 
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,7 +215,10 @@ struct bp_dep_table;
  * opens and closes it. */
 struct bp_taskgroup {
     struct bp_taskgroup *prev; /* the one enclosing it in the same task */
-    _Atomic int32_t count;
+    /* its tasks made and complete, on lines of their own: the maker's
+     * count stays in its cache while other threads complete the tasks */
+    alignas(64) _Atomic uint32_t made;
+    alignas(64) _Atomic uint32_t done;
     /* task reductions, the ABI layers': gcc's descriptors (the group's
      * own, chained to those it inherits from prev), and libomp's items,
      * which `finish` folds once the group's tasks are complete */
@@ -251,8 +255,11 @@ struct bp_task {
     struct bp_taskgroup *in_group; /* the taskgroup it counts in; NULL: none */
     struct bp_taskgroup *group;    /* the innermost one its own code is in */
     struct bp_team *team;          /* the team that counts it; NULL: none */
-    _Atomic int32_t refs;
+    _Atomic int32_t refs;          /* a heap or stack task's; an implicit one's is */
+                                   /* children_made - children_done, plus 1 */
     _Atomic int32_t mem_holds;
+    uint32_t children_made;        /* an implicit task's children, made by its */
+                                   /* own thread */
     _Atomic int32_t pending;       /* runs of its body to come, plus one while an */
                                    /* event (detach) is not fulfilled: 0 is complete */
     uint32_t flags;                /* BP_TASK_* */
@@ -270,6 +277,8 @@ struct bp_task {
     struct bp_dep_node *dep;
     struct bp_dep_table *dep_table;
     struct bp_task *next_ready;
+    /* an implicit task's children complete, on a line of its own */
+    alignas(64) _Atomic uint32_t children_done;
     /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
     struct bp_task_frame {
         struct bp_task *prev;
@@ -535,6 +544,9 @@ int bp_tasks_poll(void *arg);
 /* The end of a barrier or region: run the team's tasks until all are
  * complete. */
 void bp_tasks_drain(struct bp_thread *t);
+/* Tasks of the team not complete (made minus completed; 0 is final once
+ * no implicit task can make more). */
+int64_t bp_tasks_pending(struct bp_team *team);
 /* Thread 0's join: its team's tasks complete, the workers helping when
  * they finished the region's code before the tasks did. */
 uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,

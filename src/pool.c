@@ -409,8 +409,9 @@ static void *worker_main(void *arg)
         if (profiled) /* a worker's own time before its rest episodes is not used */
             bp_steps_begin(t, 0);
         run(tid, go->ctx);
-        /* acquire: the completed tasks' writes */
-        if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0)
+        /* relaxed: a hint; bp_tasks_pending acquires the completions */
+        if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+            bp_tasks_pending(team) != 0)
             bp_tasks_drain(t); /* the region's tasks, before it arrives */
         bp_task_deps_free(&implicit); /* its children are complete */
         if (profiled) {

@@ -60,8 +60,9 @@ enum {
     BP_TASK_IDLE_SPINS = 64, /* polls that found nothing before a wait yields */
 };
 
-static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t target,
+static void wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
                        struct bp_task *waiting);
+static int preds_complete(const void *arg);
 
 struct bp_task *bp_task_current(struct bp_thread *t)
 {
@@ -154,6 +155,51 @@ static void task_unalive(struct bp_task *task)
     }
 }
 
+/* The team's counts (team.h): the calling thread's member's, when it is
+ * one of the team in the team's region, else the count of outsiders. */
+static void count_done(struct bp_team *team)
+{
+    struct bp_thread *t = bp_self();
+    if (t->team_ptr == team) {
+        _Atomic uint64_t *c = &team->members[t->tid].tasks_done;
+        /* release: the task's writes, before a waiter counts it done; the
+         * member's own count: no other thread writes it */
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                              memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&team->tasks_done_outside, 1, memory_order_release);
+    }
+}
+
+static void count_made(struct bp_thread *t, struct bp_team *team)
+{
+    _Atomic uint64_t *c = &team->members[t->tid].tasks_made;
+    /* relaxed: read by a waiter after it reads the completions, which the
+     * queue or the completion orders after this */
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+}
+
+/* Completions are read before makings: every task made before a
+ * completion it counts is counted as made too, so the difference is never
+ * below the tasks not complete at the first read, and 0 once none is and
+ * no implicit task can make more (a task made after the first read was
+ * made by a task not complete then). The whole team's members are read,
+ * the ones past the region's size too: their counts stay balanced. */
+int64_t bp_tasks_pending(struct bp_team *team)
+{
+    int n = team->cap;
+    uint64_t done = atomic_load_explicit(&team->tasks_done_outside, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        done += atomic_load_explicit(&team->members[i].tasks_done, memory_order_acquire);
+    uint64_t made = 0;
+    for (int i = 0; i < n; i++)
+        made += atomic_load_explicit(&team->members[i].tasks_made, memory_order_acquire);
+    return (int64_t)(made - done);
+}
+
 /* Its body has run and its event is fulfilled: tell its successors, the
  * taskgroup, the parent, itself and the team, in that order (see the top
  * of the file). The parent's count is the last word of a parent that holds
@@ -167,12 +213,16 @@ static void task_complete(struct bp_task *task)
         bp_deps_release(task);
     /* release: what the task wrote reaches the thread the count frees */
     if (group != NULL)
-        atomic_fetch_sub_explicit(&group->count, 1, memory_order_release);
-    if (parent != NULL)
-        task_unalive(parent);
+        atomic_fetch_add_explicit(&group->done, 1, memory_order_release);
+    if (parent != NULL) {
+        if (parent->flags & BP_TASK_IMPLICIT)
+            atomic_fetch_add_explicit(&parent->children_done, 1, memory_order_release);
+        else
+            task_unalive(parent);
+    }
     task_unalive(task);
     if (team != NULL)
-        atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
+        count_done(team);
 }
 
 static void pending_done(struct bp_task *task)
@@ -277,10 +327,13 @@ static void task_link(struct bp_thread *t, struct bp_task *task)
     /* relaxed: each count is read after the queue's or the completion's
      * release, which the increment is sequenced before */
     if (task->in_group != NULL)
-        atomic_fetch_add_explicit(&task->in_group->count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&task->parent->refs, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&task->in_group->made, 1, memory_order_relaxed);
+    if (task->parent->flags & BP_TASK_IMPLICIT)
+        task->parent->children_made++; /* its own thread's */
+    else
+        atomic_fetch_add_explicit(&task->parent->refs, 1, memory_order_relaxed);
     if (task->team != NULL)
-        atomic_fetch_add_explicit(&task->team->tasks_left, 1, memory_order_relaxed);
+        count_made(t, task->team);
 }
 
 /* Is t's own deque full (a task made now would run at once)? */
@@ -312,8 +365,7 @@ static void maybe_help(struct bp_thread *t, struct bp_team *team)
             return;
     t->epoch++;
     team->help_used = bp_join_children(t, team, 0, t->team_size, end);
-    /* relaxed: published by the fork's release */
-    atomic_fetch_add_explicit(&team->tasks_left, 1, memory_order_relaxed); /* thread 0's code */
+    count_made(t, team); /* thread 0's code: one more until it ends */
     team->help_open = 1;
     fork_help(t, team);
 }
@@ -409,7 +461,7 @@ void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct
         if (!waited)
             return; /* its last predecessor queues it */
         /* its predecessors are siblings: the maker's descendants */
-        wait_count(t, &task->npred, 0, task->parent);
+        wait_until(t, preds_complete, task, task->parent);
     }
     if (!waited && task_queue(t, task))
         return;
@@ -548,17 +600,16 @@ int bp_tasks_poll(void *arg)
     return 1;
 }
 
-/* Wait for *count to fall to `target`, running tasks meanwhile: any of the
- * team's (waiting NULL), or the waiting task's descendants in t's deque. */
-static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t target,
+/* Wait until ready(arg), running tasks meanwhile: any of the team's
+ * (waiting NULL), or the waiting task's descendants in t's deque. */
+static void wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
                        struct bp_task *waiting)
 {
     int idle = 0;
     /* profiling: the wait is not the waiting task's own time (the tasks
      * run meanwhile add theirs, which the whole wait replaces) */
     int64_t inner = t->task_inner_ns, start = bp_profiling ? bp_now_ns() : 0;
-    /* acquire: the completed tasks' writes are seen after the wait */
-    while (atomic_load_explicit(count, memory_order_acquire) != target) {
+    while (!ready(arg)) {
         if (waiting != NULL ? run_own(t, waiting) : bp_tasks_poll(t)) {
             idle = 0;
         } else if (++idle < BP_TASK_IDLE_SPINS) {
@@ -571,9 +622,36 @@ static void wait_count(struct bp_thread *t, _Atomic int32_t *count, int32_t targ
         t->task_inner_ns = inner + (bp_now_ns() - start);
 }
 
+/* The conditions, each read with acquire: the completed tasks' writes are
+ * seen after the wait. */
+static int children_complete(const void *arg)
+{
+    const struct bp_task *task = arg;
+    if (task->flags & BP_TASK_IMPLICIT) /* its own thread reads children_made */
+        return atomic_load_explicit(&task->children_done, memory_order_acquire) ==
+               task->children_made;
+    return atomic_load_explicit(&task->refs, memory_order_acquire) == 1;
+}
+
+static int group_complete(const void *arg)
+{
+    const struct bp_taskgroup *g = arg;
+    /* completions first: as bp_tasks_pending */
+    uint32_t done = atomic_load_explicit(&g->done, memory_order_acquire);
+    return done == atomic_load_explicit(&g->made, memory_order_acquire);
+}
+
+static int preds_complete(const void *arg)
+{
+    const struct bp_task *task = arg;
+    return atomic_load_explicit(&task->npred, memory_order_acquire) == 0;
+}
+
+static int team_quiet(const void *arg) { return bp_tasks_pending((struct bp_team *)arg) == 0; }
+
 static void wait_children(struct bp_thread *t, struct bp_task *task)
 {
-    wait_count(t, &task->refs, 1, task);
+    wait_until(t, children_complete, task, task);
 }
 
 void bp_taskwait(struct bp_thread *t)
@@ -593,7 +671,8 @@ void bp_taskgroup_begin(struct bp_thread *t)
     if (g == NULL)
         bp_fatal("taskgroup: out of memory");
     g->prev = task->group;
-    atomic_init(&g->count, 0);
+    atomic_init(&g->made, 0);
+    atomic_init(&g->done, 0);
     g->gomp_reductions = g->prev != NULL ? g->prev->gomp_reductions : NULL;
     g->kmp_reductions = NULL;
     g->finish = NULL;
@@ -611,7 +690,7 @@ void bp_taskgroup_end(struct bp_thread *t)
     struct bp_taskgroup *g = task->group;
     if (g == NULL)
         bp_fatal("the end of a taskgroup that was not begun");
-    wait_count(t, &g->count, 0, task);
+    wait_until(t, group_complete, g, task);
     if (g->finish != NULL) /* its reductions, folded */
         g->finish(g);
     task->group = g->prev;
@@ -622,7 +701,7 @@ void bp_tasks_drain(struct bp_thread *t)
 {
     struct bp_team *team = t->team_ptr;
     if (team != NULL && t->team_size > 1)
-        wait_count(t, &team->tasks_left, 0, NULL);
+        wait_until(t, team_quiet, team, NULL);
 }
 
 void bp_tasks_help(int tid, void *ctx)
@@ -638,15 +717,16 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
     team->help_open = 2; /* no call for help from here on: this is the join */
     if (helping) { /* the workers help: thread 0's code is over */
         used |= team->help_used;
-        atomic_fetch_sub_explicit(&team->tasks_left, 1, memory_order_release);
+        count_done(team); /* thread 0's code is over */
         bp_tasks_drain(t);
         uint32_t end = (uint32_t)++t->epoch;
         bp_join_children(t, team, 0, team_size, end);
     } else {
         uint32_t end = (uint32_t)++t->epoch;
         used |= bp_join_children(t, team, 0, team_size, end);
-        /* acquire: as the join's */
-        if (atomic_load_explicit(&team->tasks_left, memory_order_acquire) != 0) {
+        /* relaxed: the join's acquire orders it */
+        if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+            bp_tasks_pending(team) != 0) {
             fork_help(t, team); /* tasks are left, and every worker is gone */
             bp_tasks_drain(t);
             end = (uint32_t)++t->epoch;

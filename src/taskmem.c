@@ -10,6 +10,11 @@
  *     (a compare-and-swap on its head) and which the owner takes whole (one
  *     exchange) when its private list is empty: pushes by many, one taker
  *     of everything, so no block is seen twice (no ABA);
+ *   - a thread gathers the blocks it frees of one other owner in a batch
+ *     and pushes BP_TASKMEM_BATCH of them at once (or fewer, when the next
+ *     block it frees is another owner's, and at its exit): one push per
+ *     block made the two threads of a producer and a consumer fight over
+ *     the owner's list head;
  *   - a block's first word names its cache;
  *   - when the owner exits, it frees its private blocks and closes the
  *     remote list by exchanging its head for BP_CLOSED, freeing what was
@@ -24,7 +29,7 @@
 
 #include "internal.h"
 
-enum { BP_TASKMEM_BLOCK = 1024, BP_TASKMEM_KEEP = 2048 };
+enum { BP_TASKMEM_BLOCK = 1024, BP_TASKMEM_KEEP = 2048, BP_TASKMEM_BATCH = 32 };
 
 /* A block's first line: its owner, and its link in a list (a block of
  * the C library's: no owner, and what to free). The task lies after it. */
@@ -68,7 +73,48 @@ static void cache_close(void *arg)
     mine = NULL;
 }
 
-static void make_key(void) { (void)pthread_key_create(&exit_key, cache_close); }
+/* A thread's freed blocks of one other thread's, on their way back. */
+struct batch {
+    struct bp_taskmem_cache *owner;
+    struct block *head, *tail;
+    int n;
+};
+static _Thread_local struct batch batch;
+static _Thread_local int batch_key_set;
+static pthread_key_t batch_key;
+
+/* Push the batch onto its owner's remote list (or free it, the owner gone). */
+static void batch_flush(struct batch *bt)
+{
+    struct bp_taskmem_cache *c = bt->owner;
+    if (c == NULL)
+        return;
+    struct block *head = atomic_load_explicit(&c->remote, memory_order_relaxed);
+    int pushed = 0;
+    while (!pushed) {
+        if (head == BP_CLOSED) { /* its owner exited */
+            for (struct block *b = bt->head, *next; b != NULL; b = next) {
+                next = b->next;
+                free(b);
+            }
+            break;
+        }
+        bt->tail->next = head;
+        /* release: the blocks' contents before they are taken */
+        pushed = atomic_compare_exchange_weak_explicit(&c->remote, &head, bt->head,
+                                                       memory_order_release,
+                                                       memory_order_relaxed);
+    }
+    *bt = (struct batch){0};
+}
+
+static void batch_exit(void *arg) { batch_flush(arg); }
+
+static void make_key(void)
+{
+    (void)pthread_key_create(&exit_key, cache_close);
+    (void)pthread_key_create(&batch_key, batch_exit);
+}
 
 void bp_taskmem_fork_child(void)
 {
@@ -122,15 +168,15 @@ void *bp_taskmem_alloc(size_t size, size_t align)
     struct bp_taskmem_cache *c = cache_of_thread();
     struct block *b = c != NULL ? c->private_list : NULL;
     if (b == NULL && c != NULL && atomic_load_explicit(&c->remote, memory_order_relaxed)) {
-        /* acquire: the pushers' writes to the blocks */
+        /* acquire: the pushers' writes to the blocks. Not counted (that
+         * would read every block): kept bounds the thread's own frees */
         b = atomic_exchange_explicit(&c->remote, NULL, memory_order_acquire);
         c->kept = 0;
-        for (struct block *x = b; x != NULL; x = x->next)
-            c->kept++;
     }
     if (b != NULL) {
         c->private_list = b->next;
-        c->kept--;
+        if (c->kept > 0)
+            c->kept--;
         return (char *)b + 64;
     }
     void *mem = NULL;
@@ -162,14 +208,21 @@ void bp_taskmem_free(void *p)
         c->kept++;
         return;
     }
-    struct block *head = atomic_load_explicit(&c->remote, memory_order_relaxed);
-    do {
-        if (head == BP_CLOSED) { /* its owner exited */
-            free(b);
-            return;
+    /* another thread's block: batched, one push per BP_TASKMEM_BATCH blocks
+     * of one owner (a push per block fought over the owner's list) */
+    struct batch *bt = &batch;
+    if (bt->owner != c || bt->n == BP_TASKMEM_BATCH)
+        batch_flush(bt);
+    if (bt->owner == NULL) {
+        bt->owner = c;
+        bt->tail = b;
+        if (!batch_key_set) { /* flushed when this thread exits */
+            pthread_once(&key_once, make_key);
+            (void)pthread_setspecific(batch_key, bt);
+            batch_key_set = 1;
         }
-        b->next = head;
-        /* release: the block's contents before it is taken */
-    } while (!atomic_compare_exchange_weak_explicit(&c->remote, &head, b, memory_order_release,
-                                                    memory_order_relaxed));
+    }
+    b->next = bt->head;
+    bt->head = b;
+    bt->n++;
 }

@@ -49,6 +49,11 @@ struct bp_member {
     /* its queued tasks (task.c): made by the thread on its first task,
      * freed with the team; others steal from it */
     struct bp_deque *_Atomic tasks;
+    /* the team's tasks this thread made and completed, ever (task.c):
+     * written by the thread alone, so making and completing a task writes
+     * no line another thread writes */
+    alignas(64) _Atomic uint64_t tasks_made;
+    _Atomic uint64_t tasks_done;
 };
 
 /* A dissemination barrier flag, alone in its lines. */
@@ -109,12 +114,13 @@ struct bp_team {
     /* threads arrived at the running nowait reduction; 0 between them */
     alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
     alignas(BP_LINE) struct bp_flag release;
-    /* tasks (task.c): the region's deferred tasks not complete, plus one
-     * while thread 0's code runs beside helping workers; and whether a task
-     * was queued in the region (waits watch it, thread 0 clears it at the
-     * join) */
-    alignas(BP_LINE) _Atomic int32_t tasks_left;
-    _Atomic int tasking;
+    /* tasks (task.c): whether a task of the region was made (waits watch
+     * it, thread 0 clears it at the join); how many are not complete is
+     * the members' counts' difference (bp_tasks_pending) */
+    alignas(BP_LINE) _Atomic int tasking;
+    /* tasks completed by threads outside the team (an event fulfilled
+     * there): the members' tasks_done leave them out */
+    _Atomic uint64_t tasks_done_outside;
     /* tasks made ready by a thread that could not queue them (one outside
      * the team fulfilled an event, or its deque was full), under
      * inbox_lock; inbox_n is a hint for the polls */
