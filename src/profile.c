@@ -167,13 +167,18 @@ static void clear(void)
 void bp_profile_init(int max_threads)
 {
     prof.max_threads = max_threads > 0 ? max_threads : 1;
-    atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed); /* until on, below */
+    /* bp_note_sites stays 1 until profiling is known to be off: another
+     * application thread's entry may note its site while this runs, for a
+     * fork that waits for this start-up and then profiles */
 #ifdef BP_NO_PROFILER
+    atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
     if (bp_config.profile)
         bp_warn("this build has no profiler; BUDDY_THREAD_POOL_PROFILE is ignored");
 #else
-    if (!bp_config.profile && !bp_tracing)
+    if (!bp_config.profile && !bp_tracing) {
+        atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
         return;
+    }
     prof.slots = (size_t)bp_config.profile_slots;
     prof.in_child = forked;
     const char *run = getenv("BUDDY_THREAD_POOL_PROFILE_RUN");
@@ -188,10 +193,10 @@ void bp_profile_init(int max_threads)
                 prof.slots);
         bp_live_close();
         bp_trace_off();
+        atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
         return;
     }
     bp_profiling = 1;
-    atomic_store_explicit(&bp_note_sites, 1, memory_order_relaxed);
     if (bp_config.profile)
         bp_dump_signal_start();
 #endif

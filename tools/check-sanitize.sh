@@ -8,7 +8,7 @@
 #   *-libomp-N, *-libgomp-N and their environment variants (-list, -sched-*,
 #   -places-*, -limit),
 #   clang-runtime-team-libomp and stress-libgomp
-#   tests, decode-tokens-identical and overhead-smoke, which run the peer
+#   tests, decode-tokens-identical, overhead-smoke and tasks-smoke, which run the peer
 #   builds, and cli, which preloads the library into them). Those runtimes
 #   are not instrumented, so TSan cannot see their
 #   synchronisation and reports races inside them; they validate the tests,
@@ -21,7 +21,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 supp="$(pwd)/tools/lsan-peers.supp" # the peer runtimes' own leaks
-peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^cli$'
+peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^tasks-smoke$|^cli$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
     case $kind in

@@ -20,6 +20,12 @@
  *             when the outer team is active
  *   single    single (with copyprivate) and critical: one winner, every
  *             thread sees its value, the critical count equals the team
+ *   tasks     a random tree of up to 256 tasks made from a single, each
+ *             with at most one in or inout dependence on three shared
+ *             variables, some waiting for their children: every task runs
+ *             once, a taskwait finds its children done, and of two siblings
+ *             that share a variable, one writing, the later made starts
+ *             after the earlier ends
  * with a random num_threads (1 to one more than the default team), which
  * every region must get exactly, whatever the other threads run. The
  * program prints a line per kind with its count and exits 1 at the first
@@ -35,8 +41,17 @@
 
 #include "../../bench/cli.h"
 
-enum { MAX_APP = 8, MAX_TEAM = 256, MAX_ITERS = 2048, KINDS = 5 };
-static const char *const kind_name[KINDS] = {"loop", "barriers", "reduce", "nested", "single"};
+enum { MAX_APP = 8, MAX_TEAM = 256, MAX_ITERS = 2048, KINDS = 6, MAX_NODES = 256, TVARS = 3 };
+static const char *const kind_name[KINDS] = {"loop", "barriers", "reduce", "nested", "single",
+                                             "tasks"};
+
+/* tasks: one node of a random task tree */
+struct tnode {
+    int parent;            /* -1: made by the region's single */
+    int var, kind;         /* its dependence: kind 0 none, 1 in, 2 inout, on vars[var] */
+    long start, end;       /* on the tree's clock */
+    _Atomic int runs;
+};
 
 struct app {
     pthread_t thread;
@@ -46,6 +61,11 @@ struct app {
     long done[KINDS];
     _Atomic int hits[MAX_ITERS];  /* loop: runs of each iteration */
     long slots[MAX_TEAM];         /* barriers: one per thread */
+    struct tnode nodes[MAX_NODES]; /* tasks */
+    _Atomic int nnodes;
+    _Atomic long clock;
+    int vars[TVARS];
+    _Atomic int waits_bad;        /* tasks: a taskwait that found a child not done */
 };
 
 static int max_team;
@@ -242,6 +262,90 @@ static int run_single(struct app *a, int team)
     return 0;
 }
 
+/* Make up to three children of `parent`, each a task with at most one
+ * dependence on the tree's vars, which makes its own children; some wait
+ * for theirs (and check they ran). */
+static void tree(struct app *a, int parent, int depth, uint64_t seed)
+{
+    uint64_t s = seed;
+    int kids = depth < 4 ? rand_in(&s, 0, 3) : 0, made[3], nmade = 0;
+    for (int k = 0; k < kids; k++) {
+        int id = atomic_fetch_add(&a->nnodes, 1);
+        if (id >= MAX_NODES)
+            break;
+        struct tnode *n = &a->nodes[id];
+        n->parent = parent;
+        n->var = rand_in(&s, 0, TVARS - 1);
+        n->kind = rand_in(&s, 0, 2);
+        made[nmade++] = id;
+        uint64_t child_seed = next_rand(&s);
+        int *v = &a->vars[n->var];
+#define TBODY                                                                                \
+    {                                                                                        \
+        n->start = atomic_fetch_add(&a->clock, 1) + 1;                                       \
+        tree(a, id, depth + 1, child_seed);                                                  \
+        n->end = atomic_fetch_add(&a->clock, 1) + 1;                                         \
+        atomic_fetch_add(&n->runs, 1);                                                       \
+    }
+        if (n->kind == 1) {
+#pragma omp task firstprivate(id, child_seed, n, v) depend(in : v[0])
+            TBODY
+        } else if (n->kind == 2) {
+#pragma omp task firstprivate(id, child_seed, n, v) depend(inout : v[0])
+            TBODY
+        } else {
+#pragma omp task firstprivate(id, child_seed, n)
+            TBODY
+        }
+#undef TBODY
+    }
+    if (rand_in(&s, 0, 1)) {
+#pragma omp taskwait
+        for (int k = 0; k < nmade; k++)
+            if (atomic_load(&a->nodes[made[k]].runs) != 1)
+                atomic_fetch_add(&a->waits_bad, 1);
+    }
+}
+
+static int run_tasks(struct app *a, int team)
+{
+    atomic_store(&a->nnodes, 0);
+    atomic_store(&a->clock, 0);
+    atomic_store(&a->waits_bad, 0);
+    for (int i = 0; i < MAX_NODES; i++)
+        atomic_store(&a->nodes[i].runs, 0);
+    uint64_t seed = next_rand(&a->rng);
+    int got_team = 0;
+#pragma omp parallel num_threads(team)
+    {
+        if (omp_get_thread_num() == 0)
+            got_team = omp_get_num_threads();
+#pragma omp single
+        tree(a, -1, 0, seed);
+    }
+    if (got_team != team)
+        return fail(a, "tasks: team size", got_team, team);
+    int n = atomic_load(&a->nnodes);
+    if (n > MAX_NODES)
+        n = MAX_NODES;
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&a->nodes[i].runs) != 1)
+            return fail(a, "tasks: runs of a task", atomic_load(&a->nodes[i].runs), 1);
+    if (atomic_load(&a->waits_bad) != 0)
+        return fail(a, "tasks: children not done after a taskwait", atomic_load(&a->waits_bad), 0);
+    /* siblings made in this order that share a variable, one writing: the
+     * later starts after the earlier ends */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++) {
+            const struct tnode *x = &a->nodes[i], *y = &a->nodes[j];
+            if (x->parent == y->parent && x->var == y->var && x->kind && y->kind &&
+                (x->kind == 2 || y->kind == 2) && !(y->start > x->end))
+                return fail(a, "tasks: a dependence not kept (the later task's start)",
+                            y->start, x->end + 1);
+        }
+    return 0;
+}
+
 static void *app_main(void *arg)
 {
     struct app *a = arg;
@@ -254,7 +358,8 @@ static void *app_main(void *arg)
         case 1: bad = run_barriers(a, team); break;
         case 2: bad = run_reduce(a, team); break;
         case 3: bad = run_nested(a, team); break;
-        default: bad = run_single(a, team); break;
+        case 4: bad = run_single(a, team); break;
+        default: bad = run_tasks(a, team); break;
         }
         if (bad)
             break;
