@@ -132,11 +132,11 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     int has_event = (flags & GOMP_TASK_FLAG_DETACH) && detach != NULL;
     int included = bp_task_included(t);
     if (included && !has_event && ndeps == 0) {
-        struct bp_task s = {.fn = (const void *)fn, .flags = task_flags(flags)};
+        struct bp_task s; /* bp_task_begin_included sets what it reads */
         struct bp_task_frame fr;
-        bp_task_begin_undeferred(t, &s, 0, &fr);
+        bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
         run_block(fn, data, cpyfn, arg_size, arg_align);
-        bp_task_end_undeferred(t, &s, &fr);
+        bp_task_end_included(t, &s, &fr);
         return;
     }
     struct bp_task *task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
@@ -330,15 +330,27 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
         bp_taskgroup_begin(t);
     if (reduction)
         reduction_register(t, red);
-    int deferred = (flags & GOMP_TASK_FLAG_IF) && !bp_task_included(t);
+    int included = bp_task_included(t);
+    int deferred = (flags & GOMP_TASK_FLAG_IF) && !included;
+    /* included tasks run one after another on the stack, each on its own
+     * copy of the block in one buffer */
+    void *buf = NULL;
+    if (included && posix_memalign(&buf, arg_align > (long)sizeof(void *) ? (size_t)arg_align
+                                                                           : sizeof(void *),
+                                   (size_t)arg_size) != 0)
+        bp_fatal("GOMP_taskloop: a block of %ld bytes: out of memory", arg_size);
     uint64_t first = 0;
     for (uint64_t k = 0; k < plan.ntasks; k++) {
         uint64_t count = bp_taskloop_count(&plan, k);
         uint64_t lo = start + first * step, hi = lo + count * step;
         first += count;
-        struct bp_task *task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
-                                           gomp_body, task_flags(flags), (const void *)fn);
-        void *arg = bp_task_payload(task);
+        struct bp_task *task = NULL;
+        void *arg = buf;
+        if (!included) {
+            task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
+                               gomp_body, task_flags(flags), (const void *)fn);
+            arg = bp_task_payload(task);
+        }
         if (cpyfn != NULL)
             cpyfn(arg, data);
         else
@@ -350,8 +362,17 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
             ((unsigned long long *)arg)[0] = lo;
             ((unsigned long long *)arg)[1] = hi;
         }
-        bp_task_submit(t, task, deferred);
+        if (task != NULL) {
+            bp_task_submit(t, task, deferred);
+        } else {
+            struct bp_task s;
+            struct bp_task_frame fr;
+            bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
+            fn(arg);
+            bp_task_end_included(t, &s, &fr);
+        }
     }
+    free(buf);
     if (group)
         bp_taskgroup_end(t);
 }

@@ -526,6 +526,13 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int lin
                               struct bp_task_frame *fr);
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr);
+/* An included task on the caller's stack (bp_task_included said so; no
+ * event, no dependences), whose body its creator runs between these: only
+ * the fields an included task reads are set. */
+void bp_task_begin_included(struct bp_thread *t, struct bp_task *task, uint32_t flags,
+                            const void *fn, struct bp_task_frame *fr);
+void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
+                          const struct bp_task_frame *fr);
 /* A task's completion waits for one more event (detach); the handle. */
 void *bp_task_add_event(struct bp_task *task);
 void bp_task_fulfill(void *event);

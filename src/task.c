@@ -431,11 +431,13 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         /* relaxed: the running part holds the task */
         atomic_fetch_add_explicit(&task->requeues, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
-    } else if (deferred && t->team_size > 1 && queue_full(t) &&
+    } else if ((!deferred || (t->team_size > 1 && queue_full(t))) &&
+               !(task->flags & BP_TASK_UNTIED) &&
                atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
-        /* It runs now, to completion (it waits for no event) before its
-         * maker goes on: nothing need count it, as in an included task;
-         * its own children are counted as any. */
+        /* It runs now, to completion (it waits for no event, and no untied
+         * part of it can be queued for later) before its maker goes on:
+         * nothing need count it, as an included task; its own children are
+         * counted as any. */
         task_place(t, task);
         run_task(t, task);
         return;
@@ -502,6 +504,45 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int lin
 }
 
 static void wait_children(struct bp_thread *t, struct bp_task *task);
+
+void bp_task_begin_included(struct bp_thread *t, struct bp_task *task, uint32_t flags,
+                            const void *fn, struct bp_task_frame *fr)
+{
+    struct bp_task *parent = bp_task_current(t);
+    task->parent = parent;
+    task->depth = parent->depth + 1;
+    task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED;
+    task->fn = fn;
+    task->group = parent->group;
+    task->in_group = NULL;
+    task->team = NULL;
+    task->mem = NULL;
+    task->dep = NULL;
+    task->dep_table = NULL;
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
+    atomic_init(&task->pending, 1);
+    /* its ICVs are its parent's, which t holds: kept, and given back at
+     * its end (its code may change them); task->icv is not read */
+    fr->prev = parent;
+    fr->icv = *bp_icv(t);
+    fr->icv_ready = t->icv_ready;
+    fr->task_id = t->task_id;
+    t->task = task;
+    t->icv_ready = 1;
+    t->task_id = 0;
+}
+
+void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
+                          const struct bp_task_frame *fr)
+{
+    /* relaxed: a hint; the wait acquires (a detached child's event) */
+    if (atomic_load_explicit(&task->refs, memory_order_relaxed) != 1)
+        wait_children(t, task);
+    if (task->dep_table != NULL)
+        bp_task_deps_free(task);
+    task_leave(t, fr);
+}
 
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr)
