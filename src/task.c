@@ -55,7 +55,7 @@
 #include "team.h"
 
 enum {
-    BP_TASK_QUEUE_LOG2 = 8,  /* 256 queued tasks per thread; more run at once */
+    BP_TASK_QUEUE_LOG2 = 6,  /* 64 queued tasks per thread; more run at once */
     BP_HELP_CHECK_EVERY = 8, /* thread 0's pushes between looks at the arrivals */
     BP_TASK_IDLE_SPINS = 64, /* polls that found nothing before a wait yields */
 };
@@ -107,15 +107,27 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     if (mem == NULL)
         bp_fatal("a task of %zu bytes: out of memory", payload);
     struct bp_task *task = (struct bp_task *)(mem + off - BP_TASK_HEADER);
-    memset(task, 0, sizeof *task);
+    /* every field a heap task reads before it is placed or linked (icv,
+     * depth and the frame are written then): no memset of the header */
     task->body = body;
+    task->parent = NULL;
+    task->in_group = task->group = NULL;
+    task->team = NULL;
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
+    task->children_made = 0;
+    atomic_init(&task->pending, 1);
     task->flags = flags;
+    task->depth = 0;
     task->fn = fn;
     task->mem = mem;
     task->payload_size = payload;
-    atomic_init(&task->refs, 1);
-    atomic_init(&task->mem_holds, 1);
-    atomic_init(&task->pending, 1);
+    atomic_init(&task->requeues, 0);
+    atomic_init(&task->npred, 0);
+    task->dep = NULL;
+    task->dep_table = NULL;
+    task->next_ready = NULL;
+    atomic_init(&task->children_done, 0);
     return task;
 }
 
@@ -317,6 +329,33 @@ static void task_place(struct bp_thread *t, struct bp_task *task)
     }
 }
 
+/* A placed task that runs now, counted nowhere (bp_task_submit): with the
+ * ICVs t holds, which are its own, and freed at once when nothing else
+ * came to hold it (no child, no dependence). */
+static void run_uncounted(struct bp_thread *t, struct bp_task *task)
+{
+    struct bp_task_frame fr;
+    fr.prev = bp_task_current(t);
+    fr.icv = *bp_icv(t);
+    fr.icv_ready = t->icv_ready;
+    fr.task_id = t->task_id;
+    t->task = task;
+    t->task_id = 0;
+    task->flags |= BP_TASK_STARTED;
+    if (bp_profiling)
+        run_profiled(t, task);
+    else
+        task->body(task);
+    task_leave(t, &fr);
+    /* acquire: a child that was freed (its hold dropped) is seen whole */
+    if (atomic_load_explicit(&task->mem_holds, memory_order_acquire) == 1 &&
+        atomic_load_explicit(&task->refs, memory_order_acquire) == 1 && task->dep_table == NULL) {
+        bp_task_free(task);
+        return;
+    }
+    pending_done(task);
+}
+
 /* The same, counted in the parent, its taskgroup and its team. */
 static void task_link(struct bp_thread *t, struct bp_task *task)
 {
@@ -439,7 +478,7 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
          * nothing need count it, as an included task; its own children are
          * counted as any. */
         task_place(t, task);
-        run_task(t, task);
+        run_uncounted(t, task);
         return;
     } else {
         task_link(t, task);
