@@ -1,10 +1,10 @@
 /* gomp-taskdep.c: task dependences, built by gcc (GOMP_task's depend
  * array, GOMP_taskwait_depend) and by clang (__kmpc_omp_task_with_deps,
- * __kmpc_omp_wait_deps, __kmpc_omp_taskwait_deps_51): every task records
- * when it started and ended on one clock (a counter), and the checks read
- * the record: a task that must wait for another starts after the other
- * ended. Run at 1, 2 and 4 threads. inoutset and omp_all_memory are
- * clang's only (gcc 12 has neither). */
+ * __kmpc_omp_wait_deps, __kmpc_omp_taskwait_deps_51), iterators in depend
+ * clauses too: every task records when it started and ended on one clock
+ * (a counter), and the checks read the record: a task that must wait for
+ * another starts after the other ended. Run at 1, 2 and 4 threads.
+ * inoutset and omp_all_memory are clang's only (gcc 12 has neither). */
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
@@ -160,6 +160,40 @@ static void undeferred(void)
     EXPECT_EQ(after, 3, "if(0) with depend: after its predecessor, before the construct ends");
 }
 
+/* An iterator in depend: the reader waits for the writer of every element
+ * the iterator names, and not for the element it leaves out. */
+static void iterator(void)
+{
+    reset();
+    int a[6] = {0}, seen = -1;
+    PRAGMA(omp parallel)
+    PRAGMA(omp single)
+    {
+        for (int k = 0; k < 5; k++) {
+            PRAGMA(omp task depend(out: a[k]) firstprivate(k) shared(a))
+            {
+                begin(k);
+                work();
+                a[k] = k + 1;
+                end(k);
+            }
+        }
+        int n = 4; /* the iterator's bound, known at run time only */
+        (void)n;   /* gcc 12 sees no use of it in the iterator */
+        PRAGMA(omp task depend(iterator(j = 0:n), in: a[j]) shared(a, seen))
+        {
+            begin(5);
+            seen = a[0] + a[1] + a[2] + a[3];
+            end(5);
+        }
+    }
+    EXPECT_EQ(seen, 10, "depend iterator: the writers' values");
+    int bad = 0;
+    for (int k = 0; k < 4; k++)
+        bad += !(started[5] > ended[k]);
+    EXPECT_EQ(bad, 0, "depend iterator: after every writer it names");
+}
+
 /* Random dependences over a few variables: for every pair that conflicts
  * (one of them writes), the later-made task starts after the earlier ends. */
 static int kinds[RANDOM_TASKS][VARS]; /* 0 none, 1 in, 2 inout */
@@ -287,6 +321,7 @@ int main(void)
         mutexinoutset();
         depobj();
         undeferred();
+        iterator();
         random_dag();
 #ifdef __clang__
         inoutset();
