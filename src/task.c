@@ -1,67 +1,42 @@
-/* task.c: explicit tasks, run by the threads of the team that made them.
- *
- * Queues. Each member of a team has a deque of its own (deque.h), made on
- * its first task: the thread pushes the tasks it makes at the bottom and
- * pops there (the newest first, whose data is in its cache); a thread with
- * nothing of its own steals the oldest from another's top. A deque holds
- * 2^BP_TASK_QUEUE_LOG2 tasks; a task made when its maker's is full runs at
- * once, as libgomp and libomp do past their own bounds, and then counts
- * nowhere (it completes before its maker goes on, as an included task
- * does). A team of one, and a final task, make included tasks: they run at
- * once, to completion, with their descendants.
+/* task.c: explicit tasks: how one is made, run and completed, and the
+ * waits of a task (taskwait, taskgroup, dependences). The team's side (the
+ * queues, the polls of the barrier's and join's waits, the region's end)
+ * is taskteam.c's.
  *
  * Lifetimes (the counts are struct bp_task's). A task counts in its parent
- * (refs), in the taskgroup it was made in (count) and in its team
- * (tasks_left) until it completes: its body has run (every part, for an
+ * (refs, or an implicit parent's children_done), in the taskgroup it was
+ * made in (made, done) and in its team (its members' tasks_made and
+ * tasks_done) until it completes: its body has run (every part, for an
  * untied task clang splits) and its event, if it has one (detach), is
  * fulfilled (pending reaches 0). Its memory is held apart (mem_holds): by
  * itself until it and its children are complete, by each child of it not
  * yet freed, and by its siblings' dependence lists, so a queued task's
  * chain of parents can always be read. A completion writes its taskgroup,
  * its parent, itself and its team in that order: whoever waits for the
- * team's count to reach 0 (the region's end) may reuse everything, so it
- * comes last, and an implicit or stack parent is not touched after its
- * count.
+ * team's tasks to be complete (the region's end) may reuse everything, so
+ * it comes last, and an implicit or stack parent is not touched after its
+ * count. A task that runs at once and cannot outlive that (tied, no event:
+ * if(0), included, or its maker's queue full) counts nowhere.
  *
- * Where tasks run. A thread runs queued tasks at the task scheduling
- * points: at a barrier and at the region's end it runs any task of its
- * team, its own first, while it waits (bp_tasks_poll, which the barrier's
- * and the join's waits call while the team's `tasking` word is set, see
- * bp_flag_wait_poll), and then until the team's tasks_left is 0. In a
- * taskwait, a taskgroup's end and a taskyield it runs only tasks of its
- * own deque that descend from the waiting task (the task scheduling
- * constraint of OpenMP, which libomp enforces too): the waiting task's
- * children are always in that deque, or taken by others, and every task
- * pushed there while it waits descends from it, so a popped task that does
- * not descend from it means none is left there (it is pushed back).
- *
- * The region's end. A worker that finished the region's code while tasks
- * were queued runs them until none is left before it arrives at the join.
- * Workers that had arrived before thread 0 queued its tasks (a `master`
- * that makes them) come back to help: thread 0, seeing every worker arrived
- * (it looks every BP_HELP_CHECK_EVERY pushes), completes that join and
- * forks an episode of its own on the team, in which the workers run tasks
- * until tasks_left, which holds one more for thread 0's code until it
- * ends, is 0; its join is the region's. Thread 0 does the same at the join
- * when tasks are left once every worker has arrived. */
+ * Waits. In a taskwait, a taskgroup's end and a taskyield a thread runs
+ * only tasks of its own deque that descend from the waiting task (the task
+ * scheduling constraint of OpenMP, which libomp enforces too): the waiting
+ * task's children are always in that deque, or taken by others, and every
+ * task pushed there while it waits descends from it, so a popped task that
+ * does not descend from it means none is left there (it is pushed back).
+ * Included tasks (a team of one, a final task) run at once on the caller's
+ * stack. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "deque.h"
 #include "internal.h"
-#include "pool.h"
 #include "prim.h"
+#include "task.h"
 #include "team.h"
 
-enum {
-    BP_TASK_QUEUE_LOG2 = 6,  /* 64 queued tasks per thread; more run at once */
-    BP_HELP_CHECK_EVERY = 8, /* thread 0's pushes between looks at the arrivals */
-    BP_TASK_IDLE_SPINS = 64, /* polls that found nothing before a wait yields */
-};
+enum { BP_TASK_IDLE_SPINS = 64 }; /* polls that found nothing before a wait yields */
 
-static void wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
-                       struct bp_task *waiting);
 static int preds_complete(const void *arg);
 
 struct bp_task *bp_task_current(struct bp_thread *t)
@@ -167,51 +142,6 @@ static void task_unalive(struct bp_task *task)
     }
 }
 
-/* The team's counts (team.h): the calling thread's member's, when it is
- * one of the team in the team's region, else the count of outsiders. */
-static void count_done(struct bp_team *team)
-{
-    struct bp_thread *t = bp_self();
-    if (t->team_ptr == team) {
-        _Atomic uint64_t *c = &team->members[t->tid].tasks_done;
-        /* release: the task's writes, before a waiter counts it done; the
-         * member's own count: no other thread writes it */
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-                              memory_order_release);
-    } else {
-        atomic_fetch_add_explicit(&team->tasks_done_outside, 1, memory_order_release);
-    }
-}
-
-static void count_made(struct bp_thread *t, struct bp_team *team)
-{
-    _Atomic uint64_t *c = &team->members[t->tid].tasks_made;
-    /* relaxed: read by a waiter after it reads the completions, which the
-     * queue or the completion orders after this */
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
-}
-
-/* Completions are read before makings: every task made before a
- * completion it counts is counted as made too, so the difference is never
- * below the tasks not complete at the first read, and 0 once none is and
- * no implicit task can make more (a task made after the first read was
- * made by a task not complete then). The whole team's members are read,
- * the ones past the region's size too: their counts stay balanced. */
-int64_t bp_tasks_pending(struct bp_team *team)
-{
-    int n = team->cap;
-    uint64_t done = atomic_load_explicit(&team->tasks_done_outside, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-        done += atomic_load_explicit(&team->members[i].tasks_done, memory_order_acquire);
-    uint64_t made = 0;
-    for (int i = 0; i < n; i++)
-        made += atomic_load_explicit(&team->members[i].tasks_made, memory_order_acquire);
-    return (int64_t)(made - done);
-}
-
 /* Its body has run and its event is fulfilled: tell its successors, the
  * taskgroup, the parent, itself and the team, in that order (see the top
  * of the file). The parent's count is the last word of a parent that holds
@@ -234,7 +164,7 @@ static void task_complete(struct bp_task *task)
     }
     task_unalive(task);
     if (team != NULL)
-        count_done(team);
+        bp_task_count_done(team);
 }
 
 static void pending_done(struct bp_task *task)
@@ -295,7 +225,7 @@ static void run_profiled(struct bp_thread *t, struct bp_task *task)
         bp_trace_event(t, BP_TRACE_TASK, task->fn, start, end);
 }
 
-static void run_task(struct bp_thread *t, struct bp_task *task)
+void bp_task_run(struct bp_thread *t, struct bp_task *task)
 {
     struct bp_task_frame fr;
     task_enter(t, task, &fr);
@@ -305,12 +235,6 @@ static void run_task(struct bp_thread *t, struct bp_task *task)
         task->body(task);
     task_leave(t, &fr);
     pending_done(task);
-}
-
-static struct bp_deque *own_deque(struct bp_team *team, int tid)
-{
-    /* relaxed: the owner made it */
-    return atomic_load_explicit(&team->members[tid].tasks, memory_order_relaxed);
 }
 
 /* Make task t's task's child, its data environment the task's own. */
@@ -372,96 +296,7 @@ static void task_link(struct bp_thread *t, struct bp_task *task)
     else
         atomic_fetch_add_explicit(&task->parent->refs, 1, memory_order_relaxed);
     if (task->team != NULL)
-        count_made(t, task->team);
-}
-
-/* Is t's own deque full (a task made now would run at once)? */
-static int queue_full(struct bp_thread *t)
-{
-    struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
-    return d != NULL && bp_deque_size(d) > d->mask;
-}
-
-
-/* The workers' help episode: they run the team's tasks with the thread 0. */
-static void fork_help(struct bp_thread *t, struct bp_team *team)
-{
-    struct bp_go *own = &team->go0;
-    own->run = bp_tasks_help;
-    own->ctx = NULL;
-    own->epoch_base = (uint32_t)t->epoch;
-    bp_fork_children(own);
-}
-
-/* Thread 0 queued a task: if every worker has finished the region's code,
- * none of them would run it; complete their join and ask them back. */
-static void maybe_help(struct bp_thread *t, struct bp_team *team)
-{
-    uint32_t end = (uint32_t)(t->epoch + 1);
-    for (int i = 1; i < t->team_size; i++)
-        /* relaxed: bp_join_children below acquires */
-        if (atomic_load_explicit(&team->members[i].arrive.value, memory_order_relaxed) != end)
-            return;
-    t->epoch++;
-    team->help_used = bp_join_children(t, team, 0, t->team_size, end);
-    count_made(t, team); /* thread 0's code: one more until it ends */
-    team->help_open = 1;
-    fork_help(t, team);
-}
-
-/* Queue task on t's deque; 0 when it is full (the caller runs it). */
-static int task_queue(struct bp_thread *t, struct bp_task *task)
-{
-    struct bp_team *team = task->team;
-    struct bp_member *m = &team->members[t->tid];
-    struct bp_deque *d = own_deque(team, t->tid);
-    if (d == NULL) {
-        void *mem = NULL;
-        if (posix_memalign(&mem, BP_LINE, sizeof *d) != 0)
-            return 0;
-        d = mem;
-        if (bp_deque_init(d, BP_TASK_QUEUE_LOG2) != 0) {
-            free(d);
-            return 0;
-        }
-        /* release: thieves see a made deque */
-        atomic_store_explicit(&m->tasks, d, memory_order_release);
-    }
-    if (!bp_deque_push(d, task))
-        return 0;
-    /* relaxed: a hint for the waits; the deque publishes the task */
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
-    if (t->tid == 0 && team->help_open == 0 &&
-        ++team->push_checks % BP_HELP_CHECK_EVERY == 1)
-        maybe_help(t, team);
-    return 1;
-}
-
-/* The inbox: tasks made ready where they could not be queued. */
-static void inbox_push(struct bp_team *team, struct bp_task *task)
-{
-    bp_lock(&team->inbox_lock);
-    task->next_ready = team->inbox;
-    team->inbox = task;
-    /* relaxed: hints; the lock publishes the task */
-    atomic_fetch_add_explicit(&team->inbox_n, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
-    bp_unlock(&team->inbox_lock);
-}
-
-/* Take a task from the inbox: any (waiting NULL), or one that descends from
- * waiting; NULL if there is none. */
-static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *waiting);
-
-void bp_task_ready(struct bp_task *task)
-{
-    struct bp_thread *t = bp_self();
-    struct bp_team *team = task->team;
-    if (t->team_ptr == team && t->team_size > 1 && task_queue(t, task))
-        return;
-    inbox_push(team, task);
+        bp_task_count_made(t, task->team);
 }
 
 void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
@@ -470,7 +305,7 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         /* relaxed: the running part holds the task */
         atomic_fetch_add_explicit(&task->requeues, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
-    } else if ((!deferred || (t->team_size > 1 && queue_full(t))) &&
+    } else if ((!deferred || (t->team_size > 1 && bp_task_queue_full(t))) &&
                !(task->flags & BP_TASK_UNTIED) &&
                atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
         /* It runs now, to completion (it waits for no event, and no untied
@@ -483,9 +318,9 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
     } else {
         task_link(t, task);
     }
-    if (deferred && task->team != NULL && task_queue(t, task))
+    if (deferred && task->team != NULL && bp_task_queue(t, task))
         return;
-    run_task(t, task);
+    bp_task_run(t, task);
 }
 
 void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
@@ -502,11 +337,11 @@ void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct
         if (!waited)
             return; /* its last predecessor queues it */
         /* its predecessors are siblings: the maker's descendants */
-        wait_until(t, preds_complete, task, task->parent);
+        bp_task_wait_until(t, preds_complete, task, task->parent);
     }
-    if (!waited && task_queue(t, task))
+    if (!waited && bp_task_queue(t, task))
         return;
-    run_task(t, task);
+    bp_task_run(t, task);
 }
 
 static void empty_body(struct bp_task *task) { (void)task; }
@@ -600,97 +435,22 @@ void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
 
 /* Does x descend from anc? Walk x's parents up to anc's depth (a queued or
  * running task keeps its parents). */
-static int descends(const struct bp_task *x, const struct bp_task *anc)
+int bp_task_descends(const struct bp_task *x, const struct bp_task *anc)
 {
     while (x->depth > anc->depth)
         x = x->parent;
     return x == anc;
 }
 
-static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *waiting)
-{
-    /* relaxed: a hint; the lock orders the list */
-    if (atomic_load_explicit(&team->inbox_n, memory_order_relaxed) == 0)
-        return NULL;
-    bp_lock(&team->inbox_lock);
-    struct bp_task **p = &team->inbox, *x;
-    while ((x = *p) != NULL && waiting != NULL && !descends(x, waiting))
-        p = &x->next_ready;
-    if (x != NULL) {
-        *p = x->next_ready;
-        atomic_fetch_sub_explicit(&team->inbox_n, 1, memory_order_relaxed);
-    }
-    bp_unlock(&team->inbox_lock);
-    return x;
-}
-
-/* Run a task of t's own deque that descends from `waiting`; 1 if it ran one. */
-static int run_own(struct bp_thread *t, struct bp_task *waiting)
-{
-    struct bp_team *team = t->team_ptr;
-    if (team == NULL || t->team_size <= 1)
-        return 0;
-    struct bp_deque *d = own_deque(team, t->tid);
-    void *x;
-    if (d != NULL && bp_deque_pop(d, &x) == BP_DEQUE_GOT) {
-        if (descends(x, waiting)) {
-            run_task(t, x);
-            return 1;
-        }
-        bp_deque_push(d, x); /* the slot it left is free: it fits */
-    }
-    struct bp_task *ready = inbox_take(team, waiting);
-    if (ready == NULL)
-        return 0;
-    run_task(t, ready);
-    return 1;
-}
-
-int bp_tasks_poll(void *arg)
-{
-    struct bp_thread *t = arg;
-    struct bp_team *team = t->team_ptr;
-    int n = t->team_size, me = t->tid;
-    if (team == NULL || n <= 1)
-        return 0;
-    void *x;
-    struct bp_deque *d = own_deque(team, me);
-    if (d != NULL && bp_deque_pop(d, &x) == BP_DEQUE_GOT) {
-        run_task(t, x);
-        return 1;
-    }
-    for (int k = 1; k < n; k++) {
-        int i = me + k < n ? me + k : me + k - n;
-        /* acquire: pairs with the release that published the deque */
-        d = atomic_load_explicit(&team->members[i].tasks, memory_order_acquire);
-        if (d == NULL)
-            continue;
-        int got;
-        while ((got = bp_deque_steal(d, &x)) == BP_DEQUE_LOST)
-            bp_cpu_relax();
-        if (got == BP_DEQUE_GOT) {
-            run_task(t, x);
-            return 1;
-        }
-    }
-    struct bp_task *ready = inbox_take(team, NULL);
-    if (ready == NULL)
-        return 0;
-    run_task(t, ready);
-    return 1;
-}
-
-/* Wait until ready(arg), running tasks meanwhile: any of the team's
- * (waiting NULL), or the waiting task's descendants in t's deque. */
-static void wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
-                       struct bp_task *waiting)
+void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
+                        struct bp_task *waiting)
 {
     int idle = 0;
     /* profiling: the wait is not the waiting task's own time (the tasks
      * run meanwhile add theirs, which the whole wait replaces) */
     int64_t inner = t->task_inner_ns, start = bp_profiling ? bp_now_ns() : 0;
     while (!ready(arg)) {
-        if (waiting != NULL ? run_own(t, waiting) : bp_tasks_poll(t)) {
+        if (waiting != NULL ? bp_task_run_own(t, waiting) : bp_tasks_poll(t)) {
             idle = 0;
         } else if (++idle < BP_TASK_IDLE_SPINS) {
             bp_cpu_relax();
@@ -727,11 +487,9 @@ static int preds_complete(const void *arg)
     return atomic_load_explicit(&task->npred, memory_order_acquire) == 0;
 }
 
-static int team_quiet(const void *arg) { return bp_tasks_pending((struct bp_team *)arg) == 0; }
-
 static void wait_children(struct bp_thread *t, struct bp_task *task)
 {
-    wait_until(t, children_complete, task, task);
+    bp_task_wait_until(t, children_complete, task, task);
 }
 
 void bp_taskwait(struct bp_thread *t)
@@ -741,7 +499,7 @@ void bp_taskwait(struct bp_thread *t)
 
 void bp_taskyield(struct bp_thread *t)
 {
-    run_own(t, bp_task_current(t));
+    bp_task_run_own(t, bp_task_current(t));
 }
 
 void bp_taskgroup_begin(struct bp_thread *t)
@@ -770,53 +528,10 @@ void bp_taskgroup_end(struct bp_thread *t)
     struct bp_taskgroup *g = task->group;
     if (g == NULL)
         bp_fatal("the end of a taskgroup that was not begun");
-    wait_until(t, group_complete, g, task);
+    bp_task_wait_until(t, group_complete, g, task);
     if (g->finish != NULL) /* its reductions, folded */
         g->finish(g);
     task->group = g->prev;
     free(g);
 }
 
-void bp_tasks_drain(struct bp_thread *t)
-{
-    struct bp_team *team = t->team_ptr;
-    if (team != NULL && t->team_size > 1)
-        wait_until(t, team_quiet, team, NULL);
-}
-
-void bp_tasks_help(int tid, void *ctx)
-{
-    (void)tid;
-    (void)ctx;
-    bp_tasks_drain(bp_self());
-}
-
-uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size, uint32_t used)
-{
-    int helping = team->help_open == 1;
-    team->help_open = 2; /* no call for help from here on: this is the join */
-    if (helping) { /* the workers help: thread 0's code is over */
-        used |= team->help_used;
-        count_done(team); /* thread 0's code is over */
-        bp_tasks_drain(t);
-        uint32_t end = (uint32_t)++t->epoch;
-        bp_join_children(t, team, 0, team_size, end);
-    } else {
-        uint32_t end = (uint32_t)++t->epoch;
-        used |= bp_join_children(t, team, 0, team_size, end);
-        /* relaxed: the join's acquire orders it */
-        if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
-            bp_tasks_pending(team) != 0) {
-            fork_help(t, team); /* tasks are left, and every worker is gone */
-            bp_tasks_drain(t);
-            end = (uint32_t)++t->epoch;
-            bp_join_children(t, team, 0, team_size, end);
-        }
-    }
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 0, memory_order_relaxed);
-    team->push_checks = 0;
-    team->help_open = 0;
-    bp_task_deps_free(bp_task_current(t)); /* thread 0's implicit task's table */
-    return used;
-}

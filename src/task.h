@@ -1,0 +1,30 @@
+/* task.h: what task.c and taskteam.c share of each other; the rest of the
+ * pool calls the bp_task and bp_tasks functions of internal.h. */
+#ifndef BUDDYPOOL_TASK_H
+#define BUDDYPOOL_TASK_H
+
+#include "internal.h"
+
+/* task.c */
+/* Run a task to its end (of this part) on t and complete it if it is done. */
+void bp_task_run(struct bp_thread *t, struct bp_task *task);
+/* Does x descend from anc? */
+int bp_task_descends(const struct bp_task *x, const struct bp_task *anc);
+/* Wait until ready(arg), running tasks meanwhile: any of the team's
+ * (waiting NULL), or the waiting task's descendants in t's deque. */
+void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
+                        struct bp_task *waiting);
+
+/* taskteam.c */
+/* The team's counts: a task made by t, a task completed by the caller. */
+void bp_task_count_made(struct bp_thread *t, struct bp_team *team);
+void bp_task_count_done(struct bp_team *team);
+/* Queue task on t's deque; 0 when it is full (the caller runs it). */
+int bp_task_queue(struct bp_thread *t, struct bp_task *task);
+/* Is t's own deque full (a task made now would run at once)? */
+int bp_task_queue_full(struct bp_thread *t);
+/* Run a task of t's own deque (or the inbox) that descends from waiting;
+ * 1 if it ran one. */
+int bp_task_run_own(struct bp_thread *t, struct bp_task *waiting);
+
+#endif
