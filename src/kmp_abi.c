@@ -512,3 +512,42 @@ BP_API void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)
     (void)loc, (void)gtid;
     bp_fatal("__kmpc_doacross_fini: doacross loops (ordered(n) with depend) are not supported");
 }
+
+/* ---- unsupported: the host teams construct, threadprivate without TLS ----
+ * Defined only to stop with a clear message, also when preloaded beside
+ * libomp, whose own would spin on the pool's threads. */
+BP_API void __kmpc_push_num_teams(ident_t *loc, int32_t gtid, int32_t num_teams,
+                                  int32_t num_threads)
+{
+    (void)loc, (void)gtid, (void)num_teams, (void)num_threads;
+    bp_fatal("__kmpc_push_num_teams: the teams construct on the host is not supported");
+}
+
+BP_API void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, int32_t lower, int32_t upper,
+                                     int32_t num_threads)
+{
+    (void)loc, (void)gtid, (void)lower, (void)upper, (void)num_threads;
+    bp_fatal("__kmpc_push_num_teams_51: the teams construct on the host is not supported");
+}
+
+BP_API void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+    (void)loc, (void)argc, (void)microtask;
+    bp_fatal("__kmpc_fork_teams: the teams construct on the host is not supported");
+}
+
+BP_API void *__kmpc_threadprivate_cached(ident_t *loc, int32_t gtid, void *data, size_t size,
+                                         void ***cache)
+{
+    (void)loc, (void)gtid, (void)data, (void)size, (void)cache;
+    bp_fatal("__kmpc_threadprivate_cached: threadprivate without native TLS "
+             "(-fno-openmp-use-tls) is not supported");
+}
+
+BP_API void __kmpc_threadprivate_register(ident_t *loc, void *data, void *ctor, void *cctor,
+                                          void *dtor)
+{
+    (void)loc, (void)data, (void)ctor, (void)cctor, (void)dtor;
+    bp_fatal("__kmpc_threadprivate_register: threadprivate without native TLS "
+             "(-fno-openmp-use-tls) is not supported");
+}

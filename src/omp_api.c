@@ -321,7 +321,7 @@ BP_API int omp_get_num_teams(void) { return 1; }
 BP_API int omp_get_team_num(void) { return 0; }
 
 /* Cancellation is not supported: cancel-var is false whatever
- * OMP_CANCELLATION says. */
+ * OMP_CANCELLATION says (cancel.c). */
 BP_API int omp_get_cancellation(void) { return 0; }
 
 /* max-task-priority-var (OMP_MAX_TASK_PRIORITY); priorities are hints. */
