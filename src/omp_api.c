@@ -429,3 +429,41 @@ BP_API void omp_display_env(int verbose)
     fprintf(f, "OPENMP DISPLAY ENVIRONMENT END\n");
     funlockfile(f);
 }
+
+/* ---- libomp's other names and symbols --------------------------------------
+ * libomp exports the ompc_* names of some routines (older kmp headers call
+ * them), the predefined allocators and memory spaces as constants (headers
+ * that declared them extern), omp_in_explicit_task and omp_control_tool. */
+BP_API void ompc_set_num_threads(int n) __attribute__((alias("omp_set_num_threads")));
+BP_API void ompc_set_dynamic(int d) __attribute__((alias("omp_set_dynamic")));
+BP_API void ompc_set_nested(int n) __attribute__((alias("omp_set_nested")));
+BP_API void ompc_set_max_active_levels(int l) __attribute__((alias("omp_set_max_active_levels")));
+BP_API void ompc_set_schedule(omp_sched_t kind, int chunk)
+    __attribute__((alias("omp_set_schedule")));
+BP_API int ompc_get_ancestor_thread_num(int level)
+    __attribute__((alias("omp_get_ancestor_thread_num")));
+BP_API int ompc_get_team_size(int level) __attribute__((alias("omp_get_team_size")));
+
+BP_API const uintptr_t omp_null_allocator = 0, omp_default_mem_alloc = 1,
+                       omp_large_cap_mem_alloc = 2, omp_const_mem_alloc = 3,
+                       omp_high_bw_mem_alloc = 4, omp_low_lat_mem_alloc = 5,
+                       omp_cgroup_mem_alloc = 6, omp_pteam_mem_alloc = 7,
+                       omp_thread_mem_alloc = 8;
+/* gcc's numbering (the default space 0), which alloc.c takes with LLVM's 99 */
+BP_API const uintptr_t omp_default_mem_space = 0, omp_large_cap_mem_space = 1,
+                       omp_const_mem_space = 2, omp_high_bw_mem_space = 3,
+                       omp_low_lat_mem_space = 4;
+
+/* Is the calling task an explicit one (OpenMP 5.2)? */
+BP_API int omp_in_explicit_task(void)
+{
+    struct bp_thread *t = bp_self();
+    return t->task != NULL && !(t->task->flags & BP_TASK_IMPLICIT);
+}
+
+/* No OMPT tool is ever attached: omp_control_tool_notool. */
+BP_API int omp_control_tool(int command, int modifier, void *arg)
+{
+    (void)command, (void)modifier, (void)arg;
+    return -2;
+}

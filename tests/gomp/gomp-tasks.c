@@ -188,6 +188,14 @@ static void undeferred(void)
         EXPECT_EQ(ran, 1, "if(0): ran before the construct's end");
         EXPECT_EQ(on, me, "if(0): on its maker");
         EXPECT_EQ(omp_in_final(), 0, "omp_in_final outside a final task");
+#ifdef __clang__ /* OpenMP 5.2: LLVM's header and libomp have it, gcc 12's not */
+        EXPECT_EQ(omp_in_explicit_task(), 0, "omp_in_explicit_task in an implicit task");
+        int explicit_in = -1;
+        PRAGMA(omp task shared(explicit_in))
+        explicit_in = omp_in_explicit_task();
+        PRAGMA(omp taskwait)
+        EXPECT_EQ(explicit_in, 1, "omp_in_explicit_task in a task");
+#endif
         ran = 0;
         PRAGMA(omp task final(1) shared(ran, in_final))
         {
