@@ -410,8 +410,8 @@ void bp_task_begin_included(struct bp_thread *t, struct bp_task *task, uint32_t 
 void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
                           const struct bp_task_frame *fr)
 {
-    /* relaxed: a hint; the wait acquires (a detached child's event) */
-    if (atomic_load_explicit(&task->refs, memory_order_relaxed) != 1)
+    /* acquire: a detached child fulfilled elsewhere: its writes */
+    if (atomic_load_explicit(&task->refs, memory_order_acquire) != 1)
         wait_children(t, task);
     if (task->dep_table != NULL)
         bp_task_deps_free(task);

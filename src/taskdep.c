@@ -240,8 +240,10 @@ static void register_all(struct bp_dep_table *tab, struct bp_task *n)
         tab->buckets[i] = NULL;
     }
     tab->count = 0;
-    if (tab->all != NULL)
+    if (tab->all != NULL) { /* the one before: the entries may not name it */
+        add_pred(n, tab->all);
         bp_task_unref(tab->all);
+    }
     hold(n);
     tab->all = n;
 }

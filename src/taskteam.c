@@ -118,10 +118,14 @@ static void fork_help(struct bp_thread *t, struct bp_team *team)
 static void maybe_help(struct bp_thread *t, struct bp_team *team)
 {
     uint32_t end = (uint32_t)(t->epoch + 1);
-    for (int i = 1; i < t->team_size; i++)
-        /* relaxed: bp_join_children below acquires */
-        if (atomic_load_explicit(&team->members[i].arrive.value, memory_order_relaxed) != end)
+    for (int i = 1; i < t->team_size; i++) {
+        /* at the join, not in a blocking reduction, which sets arrive to
+         * the same episode (relaxed: bp_join_children below acquires) */
+        struct bp_member *m = &team->members[i];
+        if (atomic_load_explicit(&m->arrive.value, memory_order_relaxed) != end ||
+            atomic_load_explicit(&m->joined, memory_order_relaxed) != end)
             return;
+    }
     t->epoch++;
     team->help_used = bp_join_children(t, team, 0, t->team_size, end);
     bp_task_count_made(t, team); /* thread 0's code: one more until it ends */

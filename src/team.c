@@ -103,8 +103,10 @@ static void set_words(struct bp_team *team, int from)
     uint32_t e = (uint32_t)team->epoch;
     /* relaxed: no member runs; published by the next go */
     atomic_store_explicit(&team->release.value, e, memory_order_relaxed);
-    for (int i = from; i < team->cap; i++)
+    for (int i = from; i < team->cap; i++) {
         atomic_store_explicit(&team->members[i].arrive.value, e, memory_order_relaxed);
+        atomic_store_explicit(&team->members[i].joined, e, memory_order_relaxed);
+    }
     for (int i = 0; i < team->cap * team->nrounds; i++)
         atomic_store_explicit(&team->rounds[i].flag.value, e, memory_order_relaxed);
 }

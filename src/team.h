@@ -49,6 +49,10 @@ struct bp_member {
     /* its queued tasks (task.c): made by the thread on its first task,
      * freed with the team; others steal from it */
     struct bp_deque *_Atomic tasks;
+    /* the episode of the last join it reached, written just before arrive
+     * there: arrive alone also says a reduction's arrival (taskteam.c's
+     * call for help must tell the join) */
+    _Atomic uint32_t joined;
     /* the team's tasks this thread made and completed, ever (task.c):
      * written by the thread alone, so making and completing a task writes
      * no line another thread writes */

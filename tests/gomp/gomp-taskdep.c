@@ -299,6 +299,18 @@ static void inoutset(void)
             begin(24);
             end(24);
         }
+        /* two omp_all_memory tasks in a row, the table empty between */
+        PRAGMA(omp task depend(out: omp_all_memory))
+        {
+            begin(25);
+            work();
+            end(25);
+        }
+        PRAGMA(omp task depend(out: omp_all_memory))
+        {
+            begin(26);
+            end(26);
+        }
     }
     int bad = 0;
     for (int i = 1; i <= 20; i++)
@@ -309,6 +321,7 @@ static void inoutset(void)
         all_bad += !(started[23] > ended[i]);
     EXPECT_EQ(all_bad, 0, "omp_all_memory: after every earlier task");
     EXPECT_GE(started[24], ended[23] + 1, "after omp_all_memory");
+    EXPECT_GE(started[26], ended[25] + 1, "omp_all_memory after omp_all_memory");
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "gomp-check.h"
 
@@ -343,6 +344,32 @@ static void nested(void)
     EXPECT_EQ(inner_tasks, outer * 2 * 100, "tasks in nested regions, each once");
 }
 
+/* The primary thread makes tasks while the others wait in a blocking
+ * reduction (clang's __kmpc_reduce) that follows the master: they are not
+ * at the join, and must not be taken for it. */
+static void master_then_reduction(void)
+{
+    long s = 0;
+    int made = 0;
+    PRAGMA(omp parallel shared(made))
+    {
+        PRAGMA(omp master)
+        {
+            struct timespec ts = {0, 20 * 1000 * 1000}; /* the others reach the reduction */
+            nanosleep(&ts, NULL);
+            for (int i = 0; i < 20; i++) {
+                PRAGMA(omp task shared(made))
+                __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED);
+            }
+        }
+        PRAGMA(omp for reduction(+: s))
+        for (int i = 0; i < 100; i++)
+            s += i;
+    }
+    EXPECT_EQ(s, 4950, "a reduction after a master that makes tasks");
+    EXPECT_EQ(made, 20, "the master's tasks");
+}
+
 /* Outside any region, and in a team of one: tasks run at once. */
 static void serial(void)
 {
@@ -373,6 +400,7 @@ int main(void)
         untied();
         detach();
         nested();
+        master_then_reduction();
         serial();
     }
     return check_summary("gomp-tasks");
