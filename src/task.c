@@ -181,7 +181,14 @@ void *bp_task_add_event(struct bp_task *task)
     return task;
 }
 
-void bp_task_fulfill(void *event) { pending_done(event); }
+_Thread_local int bp_task_fulfilling;
+
+void bp_task_fulfill(void *event)
+{
+    bp_task_fulfilling = 1; /* the tasks it makes ready: see bp_task_ready */
+    pending_done(event);
+    bp_task_fulfilling = 0;
+}
 
 /* t runs task: it becomes t's task, with its ICVs, and its own task number
  * for nestable locks. */

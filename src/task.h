@@ -15,6 +15,10 @@ int bp_task_descends(const struct bp_task *x, const struct bp_task *anc);
 void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
                         struct bp_task *waiting);
 
+/* A thread fulfilling an event (omp_fulfill_event) is in bp_task_fulfill:
+ * the tasks that makes ready need not descend from the thread's task. */
+extern _Thread_local int bp_task_fulfilling;
+
 /* taskteam.c */
 /* The team's counts: a task made by t, a task completed by the caller. */
 void bp_task_count_made(struct bp_thread *t, struct bp_team *team);

@@ -177,11 +177,20 @@ static void inbox_push(struct bp_team *team, struct bp_task *task)
 
 /* Take a task from the inbox: any (waiting NULL), or one that descends from
  * waiting; NULL if there is none. */
+/* A task made ready by a completion goes on the completing thread's deque,
+ * where it descends from the thread's task when that completion ended a
+ * task the thread ran (their parent is the same). One made ready by an
+ * event the thread's own code fulfilled may not: on the deque it could lie
+ * above the children of a task that then waits, which takes only its
+ * descendants and would stop at it; it goes to the inbox, which every
+ * poll and wait reads, instead. */
 void bp_task_ready(struct bp_task *task)
 {
     struct bp_thread *t = bp_self();
     struct bp_team *team = task->team;
-    if (t->team_ptr == team && t->team_size > 1 && bp_task_queue(t, task))
+    if (t->team_ptr == team && t->team_size > 1 &&
+        (!bp_task_fulfilling || bp_task_descends(task, bp_task_current(t))) &&
+        bp_task_queue(t, task))
         return;
     inbox_push(team, task);
 }
