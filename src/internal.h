@@ -518,11 +518,10 @@ void bp_taskmem_fork_child(void);
  * (undeferred: if(0), or included); a started untied task is queued again
  * for its next part. The task may be freed before this returns. */
 void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred);
-/* An undeferred task whose body its creator runs itself, between these two
- * (__kmpc_omp_task_begin_if0): task is the heap one of bp_task_new, or a
- * stack one when bp_task_included said so (then it must make no deferred
- * child), marked by linked = 0. */
-void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int linked,
+/* An undeferred task of bp_task_new whose body its creator runs itself,
+ * between these two (__kmpc_omp_task_begin_if0); an included one on the
+ * stack uses bp_task_begin_included instead. */
+void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
                               struct bp_task_frame *fr);
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr);

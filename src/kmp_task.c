@@ -96,7 +96,7 @@ BP_API void __kmpc_omp_task_begin_if0(ident_t *loc, int32_t gtid, kmp_task_t *ta
     (void)loc;
     (void)gtid;
     struct bp_task *bt = bp_task_of_payload(task);
-    bp_task_begin_undeferred(bp_self(), bt, 1, &bt->frame);
+    bp_task_begin_undeferred(bp_self(), bt, &bt->frame);
 }
 
 BP_API void __kmpc_omp_task_complete_if0(ident_t *loc, int32_t gtid, kmp_task_t *task)

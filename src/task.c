@@ -360,27 +360,10 @@ void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
     bp_task_submit_deps(t, task, deps, ndeps, 0);
 }
 
-void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task, int linked,
+void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
                               struct bp_task_frame *fr)
 {
-    if (linked) {
-        task_link(t, task);
-    } else {
-        struct bp_task *parent = bp_task_current(t);
-        task->parent = parent;
-        task->depth = parent->depth + 1;
-        task->icv = *bp_icv(t);
-        task->flags |= parent->flags & BP_TASK_FINAL;
-        task->group = parent->group;
-        task->in_group = NULL;
-        task->team = NULL;
-        task->mem = NULL;
-        task->dep = NULL;
-        task->dep_table = NULL;
-        atomic_init(&task->refs, 1);
-        atomic_init(&task->mem_holds, 1);
-        atomic_init(&task->pending, 1);
-    }
+    task_link(t, task);
     task_enter(t, task, fr);
 }
 
@@ -428,14 +411,6 @@ void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr)
 {
-    if (!(task->flags & BP_TASK_LINKED)) {
-        /* a stack task: nothing may point at it once it returns (only a
-         * detached child can, which is waited for) */
-        wait_children(t, task);
-        bp_task_deps_free(task);
-        task_leave(t, fr);
-        return;
-    }
     task_leave(t, fr);
     pending_done(task);
 }
