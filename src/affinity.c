@@ -8,8 +8,8 @@
  * positive width, after "0." (numbers padded with zeros on the left) or
  * "." (padded with spaces on the left), else padded with spaces on the
  * right. The fields, of the calling thread:
- *   t team_num          0 (no teams construct here)
- *   T num_teams         1
+ *   t team_num          omp_get_team_num()
+ *   T num_teams         omp_get_num_teams()
  *   L nesting_level     omp_get_level()
  *   n thread_num        omp_get_thread_num()
  *   N num_threads       omp_get_num_threads()
@@ -163,8 +163,8 @@ static size_t capture(char *buf, size_t size, const char *format)
         int numeric = 1;
         long long num = 0;
         switch (letter) {
-        case 't': num = 0; break;
-        case 'T': num = 1; break;
+        case 't': num = omp_get_team_num(); break;
+        case 'T': num = omp_get_num_teams(); break;
         case 'L': num = t->level; break;
         case 'n': num = t->tid; break;
         case 'N': num = t->team_size; break;

@@ -25,7 +25,7 @@ struct bp_config bp_config = {
     .profile_callers = 1,
     .profile_steps = 1024,
     .trace_events = 65536,
-    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1},
+    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1},
 };
 
 void bp_warn(const char *fmt, ...)
@@ -199,6 +199,8 @@ static void load_misc_icvs(void)
         else
             bp_warn("OMP_MAX_TASK_PRIORITY='%s' is not a non-negative integer; using 0", s);
     }
+    load_threads("OMP_NUM_TEAMS", &bp_config.nteams, "left unset");
+    load_threads("OMP_TEAMS_THREAD_LIMIT", &bp_config.teams_thread_limit, "left unset");
     s = getenv("OMP_DISPLAY_ENV");
     if (s != NULL) {
         if (strcasecmp(s, "true") == 0)

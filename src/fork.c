@@ -95,7 +95,8 @@ static int requested_threads(struct bp_thread *t)
 }
 
 /* The team a region that asks for n threads gets from t's task: at most the
- * cap, at most the CPUs under dyn-var, one thread when the task may start no
+ * cap, at most the CPUs under dyn-var, at most a teams construct's cap for
+ * its teams' regions, one thread when the task may start no
  * further active level. */
 static int team_size_for(struct bp_thread *t, int n)
 {
@@ -103,6 +104,8 @@ static int team_size_for(struct bp_thread *t, int n)
     int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
     if (icv->dynamic && max > bp_pool.default_team)
         max = bp_pool.default_team;
+    if (icv->team_cap > 0 && max > icv->team_cap)
+        max = icv->team_cap; /* a region in a team of a teams construct */
     if (t->active_level >= icv->max_active_levels)
         max = 1;
     return n < max ? n : max;

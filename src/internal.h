@@ -110,6 +110,11 @@ struct bp_icv {
     int max_active_levels; /* max-active-levels-var */
     int proc_bind;         /* bind-var: omp_proc_bind_t (reported; the pool binds close,
                             * or all on the caller's place under primary) */
+    /* a host teams construct's (teams.c) */
+    int team_num;          /* the task's team; 0 outside a teams construct */
+    int num_teams;         /* the teams of its league; 1 outside */
+    int thread_limit;      /* thread-limit-var the construct set; 0: OMP_THREAD_LIMIT's */
+    int team_cap;          /* the most threads a region forked in the team gets; 0: none */
 };
 
 /* Active levels of nested regions supported (libgomp's count). */
@@ -126,6 +131,8 @@ struct bp_config {
     int nthreads_levels;   /* entries of the OMP_NUM_THREADS list (0: unset) */
     int nthreads_list[BP_NTHREADS_LEVELS]; /* nthreads-var of level i's tasks */
     int max_task_priority; /* OMP_MAX_TASK_PRIORITY */
+    int nteams;            /* OMP_NUM_TEAMS: nteams-var; 0 unset */
+    int teams_thread_limit; /* OMP_TEAMS_THREAD_LIMIT: teams-thread-limit-var; 0 unset */
     int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
@@ -160,6 +167,12 @@ void omp_display_env(int verbose);
 int omp_get_num_places(void);
 int omp_get_place_num_procs(int place);
 void omp_get_place_proc_ids(int place, int *ids);
+/* the league queries and thread-limit-var (teams.c, omp_api.c) */
+int omp_get_team_num(void);
+int omp_get_num_teams(void);
+int omp_get_max_teams(void);
+int omp_get_teams_thread_limit(void);
+int omp_get_thread_limit(void);
 
 /* ---- topology.c -------------------------------------------------------- */
 
@@ -391,6 +404,8 @@ struct bp_thread {
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
+    int pushed_teams, pushed_teams_low, pushed_teams_limit; /* __kmpc_push_num_teams
+                           * for the next teams construct; 0 none (teams.c) */
     int icv_ready;        /* icv is set (else the initial values: bp_icv) */
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
@@ -623,6 +638,12 @@ int bp_max_team(void);
 int bp_default_team(void);
 /* CPUs the process may run on, as the pool found them at start-up. */
 int bp_pool_cpus(void);
+
+/* ---- teams.c ----------------------------------------------------------- */
+
+/* nteams-var and teams-thread-limit-var; 0: unset. */
+int bp_nteams_var(void);
+int bp_teams_thread_limit_var(void);
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
 void bp_bind_caller(void);

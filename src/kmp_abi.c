@@ -10,17 +10,17 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "kmp.h"
 
-/* A source location: psource is ";file;function;line;col;;". */
-typedef struct ident {
-    int32_t reserved_1, flags, reserved_2, reserved_3;
-    const char *psource;
-} ident_t;
 typedef int32_t kmp_critical_name[8];           /* zeroed storage per name */
-typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
 
 #include "kmp_invoke.inc"
+
+void bp_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **a)
+{
+    invoke(fn, gtid, btid, argc, a);
+}
 
 static const char *source_of(const ident_t *loc)
 {
@@ -121,6 +121,19 @@ BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
     bp_barrier(bp_self());
 }
 
+/* A `distribute` loop (schedules 92, and 91 for dist_schedule(static, n))
+ * is split over the league's teams as a static loop is over a team's
+ * threads: returns that static schedule, its "thread" the team. */
+enum { KMP_DISTRIBUTE_STATIC_CHUNKED = 91, KMP_DISTRIBUTE_STATIC = 92 };
+
+static int32_t distribute_split(struct bp_thread *t, int32_t schedtype, int *tid, int *nth)
+{
+    const struct bp_icv *icv = bp_icv(t);
+    *tid = icv->team_num;
+    *nth = icv->num_teams;
+    return schedtype == KMP_DISTRIBUTE_STATIC ? BP_SCH_STATIC : BP_SCH_STATIC_CHUNKED;
+}
+
 #define BP_KMPC_STATIC_INIT(sfx, T, ST)                                              \
     BP_API void __kmpc_for_static_init_##sfx(ident_t *loc, int32_t gtid,            \
                                              int32_t schedtype, int32_t *plastiter, \
@@ -130,9 +143,13 @@ BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
         (void)loc;                                                                  \
         (void)gtid;                                                                 \
         struct bp_thread *t = bp_self();                                            \
-        uint64_t n = bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, t->tid, \
-                                              t->team_size, schedtype, plastiter,   \
-                                              plower, pupper, pstride, incr, chunk); \
+        int tid = t->tid, nth = t->team_size;                                       \
+        if (schedtype == KMP_DISTRIBUTE_STATIC ||                                   \
+            schedtype == KMP_DISTRIBUTE_STATIC_CHUNKED)                             \
+            schedtype = distribute_split(t, schedtype, &tid, &nth);                 \
+        uint64_t n = bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, tid, nth, \
+                                              schedtype, plastiter, plower, pupper, \
+                                              pstride, incr, chunk);                \
         if (bp_profiling) {                                                         \
             t->iters += n;                                                          \
             t->iters_counted = 1;                                                   \
@@ -511,43 +528,4 @@ BP_API void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)
 {
     (void)loc, (void)gtid;
     bp_fatal("__kmpc_doacross_fini: doacross loops (ordered(n) with depend) are not supported");
-}
-
-/* ---- unsupported: the host teams construct, threadprivate without TLS ----
- * Defined only to stop with a clear message, also when preloaded beside
- * libomp, whose own would spin on the pool's threads. */
-BP_API void __kmpc_push_num_teams(ident_t *loc, int32_t gtid, int32_t num_teams,
-                                  int32_t num_threads)
-{
-    (void)loc, (void)gtid, (void)num_teams, (void)num_threads;
-    bp_fatal("__kmpc_push_num_teams: the teams construct on the host is not supported");
-}
-
-BP_API void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, int32_t lower, int32_t upper,
-                                     int32_t num_threads)
-{
-    (void)loc, (void)gtid, (void)lower, (void)upper, (void)num_threads;
-    bp_fatal("__kmpc_push_num_teams_51: the teams construct on the host is not supported");
-}
-
-BP_API void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
-{
-    (void)loc, (void)argc, (void)microtask;
-    bp_fatal("__kmpc_fork_teams: the teams construct on the host is not supported");
-}
-
-BP_API void *__kmpc_threadprivate_cached(ident_t *loc, int32_t gtid, void *data, size_t size,
-                                         void ***cache)
-{
-    (void)loc, (void)gtid, (void)data, (void)size, (void)cache;
-    bp_fatal("__kmpc_threadprivate_cached: threadprivate without native TLS "
-             "(-fno-openmp-use-tls) is not supported");
-}
-
-BP_API void __kmpc_threadprivate_register(ident_t *loc, void *data, void *ctor, void *cctor,
-                                          void *dtor)
-{
-    (void)loc, (void)data, (void)ctor, (void)cctor, (void)dtor;
-    bp_fatal("__kmpc_threadprivate_register: threadprivate without native TLS "
-             "(-fno-openmp-use-tls) is not supported");
 }

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kmp.h"
 
-typedef struct ident ident_t;
 typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
 typedef union {
     int32_t priority;

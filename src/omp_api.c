@@ -64,11 +64,15 @@ BP_API int omp_get_team_size(int level)
     return bp_ancestor(bp_self(), level, &tid, &size) ? size : -1;
 }
 
-/* thread-limit-var: the limit set (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
+/* thread-limit-var: a teams construct's thread_limit, else the limit set
+ * (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
  * else INT_MAX as libgomp and libomp give it (the pool itself stops at
  * BP_MAX_THREADS). */
 BP_API int omp_get_thread_limit(void)
 {
+    int set = bp_icv(bp_self())->thread_limit; /* by a teams construct */
+    if (set > 0)
+        return set;
     bp_config_load();
     if (bp_config.thread_limit <= 0)
         return INT_MAX;
@@ -315,11 +319,6 @@ BP_API int omp_is_initial_device(void) { return 1; }
 
 BP_API int omp_get_device_num(void) { return 0; }
 
-/* No teams construct: one league of one team. */
-BP_API int omp_get_num_teams(void) { return 1; }
-
-BP_API int omp_get_team_num(void) { return 0; }
-
 /* Cancellation is not supported: cancel-var is false whatever
  * OMP_CANCELLATION says (cancel.c). */
 BP_API int omp_get_cancellation(void) { return 0; }
@@ -342,29 +341,6 @@ BP_API int omp_pause_resource(int kind, int device_num)
 }
 
 BP_API int omp_pause_resource_all(int kind) { return kind == 1 || kind == 2 ? 0 : -1; }
-
-/* The league ICVs of a teams construct, which is not supported: kept and
- * given back, acting on nothing. */
-static _Atomic int nteams_var, teams_thread_limit_var;
-
-BP_API void omp_set_num_teams(int num_teams)
-{
-    if (num_teams > 0)
-        atomic_store_explicit(&nteams_var, num_teams, memory_order_relaxed);
-}
-
-BP_API int omp_get_max_teams(void) { return atomic_load_explicit(&nteams_var, memory_order_relaxed); }
-
-BP_API void omp_set_teams_thread_limit(int limit)
-{
-    if (limit > 0)
-        atomic_store_explicit(&teams_thread_limit_var, limit, memory_order_relaxed);
-}
-
-BP_API int omp_get_teams_thread_limit(void)
-{
-    return atomic_load_explicit(&teams_thread_limit_var, memory_order_relaxed);
-}
 
 /* ---- omp_display_env ----------------------------------------------------
  * The ICVs as OpenMP names them, in libgomp's format, on stderr; verbose

@@ -90,14 +90,14 @@ struct bp_team {
     alignas(BP_LINE) int cap;  /* threads: thread 0 and cap - 1 reserved workers */
     int nrounds;               /* barrier rounds of a team of cap */
     int level;                 /* the nesting level of the regions it runs */
+    int policy;                /* the bind policy of its regions */
     struct bp_member *members; /* cap of them, member i is thread i */
     struct bp_round *rounds;   /* thread i's round-k flag: rounds[i * nrounds + k] */
     struct bp_loops *loops;    /* the worksharing constructs' shared state (loop.c) */
     struct bp_thread *owner;
-    /* the ICVs the implicit tasks start with, the bind policy and thread
-     * 0's place partition (a large team's fork tree divides it) */
+    /* the ICVs the implicit tasks start with and thread 0's place
+     * partition (a large team's fork tree divides it) */
     struct bp_icv icv;
-    int policy;
     int part_first, part_count;
     int active_level;          /* of its regions: the forking thread's, plus one */
     /* the innermost active region enclosing its regions, as the forking

@@ -4,9 +4,10 @@
  * GOMP_loop_ull_start, GOMP_loop_ull_ordered_start (every schedule number,
  * with and without a first chunk) and GOMP_sections2_start, and the
  * team-shared construct memory they hand out (one zeroed block, the same
- * for every thread). With the argument `buddypool`, also that task
+ * for every thread), and GOMP_teams4 and GOMP_teams, the forms of a teams
+ * construct in a target region run on the host. With the argument `buddypool`, also that task
  * reductions, which buddypool refuses, abort with a message naming the entry
- * point. */
+ * point, and GOMP_teams4's thread_limit. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +38,8 @@ void GOMP_ordered_end(void);
 unsigned GOMP_sections2_start(unsigned, uintptr_t *, void **);
 unsigned GOMP_sections_next(void);
 void GOMP_sections_end(void);
+bool GOMP_teams4(unsigned, unsigned, unsigned, bool);
+void GOMP_teams(unsigned, unsigned);
 
 enum { N = 300 };
 #define GFS_MONOTONIC 0x80000000l
@@ -261,6 +264,55 @@ static void sections_task_reduction(void)
     GOMP_sections2_start(3, reductions, NULL);
 }
 
+/* The caller loops while GOMP_teams4 says true, one pass per team of
+ * num_teams_low (at least 1); thread_limit sets thread-limit-var. */
+static void teams4(void)
+{
+    int limit0 = omp_get_thread_limit();
+    for (unsigned want = 0; want <= 3; want++) {
+        int passes = 0, bad = 0;
+        bool more = GOMP_teams4(want, want + 2, 0, true);
+        while (more) {
+            if (omp_get_team_num() != passes || omp_get_num_teams() != (want ? (int)want : 1))
+                bad++;
+            passes++;
+            more = GOMP_teams4(want, want + 2, 0, false);
+        }
+        EXPECT_EQ(passes, want ? want : 1, "GOMP_teams4: one pass per team");
+        EXPECT_EQ(bad, 0, "GOMP_teams4: each pass's team number and league");
+        /* what the league queries say after it is the target region's end's
+         * to set, which has none here */
+        EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams4 without a limit");
+    }
+}
+
+/* A thread_limit: thread-limit-var and the size of a region in the team.
+ * The pass runs in a region of its own, whose end discards the ICV, as a
+ * target region's end does. buddypool only: libgomp needs the thread state
+ * of a target region for a limit (here it faults at 2 threads). */
+static void teams4_limit(void)
+{
+    int limit0 = omp_get_thread_limit();
+    PRAGMA(omp parallel num_threads(1))
+    {
+        int limit = 0, inner = 0;
+        bool more = GOMP_teams4(1, 1, 1, true);
+        while (more) {
+            limit = omp_get_thread_limit();
+            PRAGMA(omp parallel num_threads(2))
+            PRAGMA(omp single)
+            inner = omp_get_num_threads();
+            more = GOMP_teams4(1, 1, 1, false);
+        }
+        EXPECT_EQ(limit, 1, "GOMP_teams4: thread_limit sets thread-limit-var");
+        EXPECT_EQ(inner, 1, "GOMP_teams4: thread_limit caps a region");
+        GOMP_teams(4, 2);
+        EXPECT_EQ(omp_get_thread_limit(), 2, "GOMP_teams: thread_limit");
+        EXPECT_EQ(omp_get_num_teams(), 1, "GOMP_teams: no league");
+    }
+    EXPECT_EQ(omp_get_thread_limit(), limit0, "thread-limit-var after the region");
+}
+
 static void zero_step(void)
 {
     long s, e;
@@ -274,12 +326,14 @@ int main(int argc, char **argv)
     no_chunk();
     sections2();
     construct_memory();
+    teams4();
     if (argc > 1 && strcmp(argv[1], "buddypool") == 0) {
         fflush(stdout);
         expect_abort("task reduction", task_reduction, "GOMP_loop_start");
         expect_abort("sections task reduction", sections_task_reduction,
                      "GOMP_sections2_start");
         expect_abort("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
+        teams4_limit();
     }
     return check_summary("gomp-abi");
 }
