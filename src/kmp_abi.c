@@ -160,6 +160,56 @@ BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)
 BP_KMPC_STATIC_INIT(8, int64_t, int64_t)
 BP_KMPC_STATIC_INIT(8u, uint64_t, int64_t)
 
+/* `distribute parallel for` in one call, from a thread of a region forked
+ * in a team (MLIR's composite lowering): the team's block of the loop as
+ * distribute's static schedule gives it (its upper bound in *pupperD),
+ * then the thread's part of that block by `schedtype` (static or static
+ * chunked). The last iteration is the thread's when its team has the
+ * loop's last block and it has the block's last iteration. */
+#define BP_KMPC_DIST_STATIC_INIT(sfx, T, ST)                                            \
+    BP_API void __kmpc_dist_for_static_init_##sfx(ident_t *loc, int32_t gtid,          \
+                                                  int32_t schedtype, int32_t *plastiter, \
+                                                  T *plower, T *pupper, T *pupperD,    \
+                                                  ST *pstride, ST incr, ST chunk)      \
+    {                                                                                  \
+        (void)loc;                                                                     \
+        (void)gtid;                                                                    \
+        struct bp_thread *t = bp_self();                                               \
+        const struct bp_icv *icv = bp_icv(t);                                          \
+        int32_t team_last = 0, thread_last = 0;                                        \
+        uint64_t n = bp_for_static_init_##sfx("__kmpc_dist_for_static_init_" #sfx,     \
+                                              icv->team_num, icv->num_teams,           \
+                                              BP_SCH_STATIC, &team_last, plower,       \
+                                              pupper, pstride, incr, 0);               \
+        *pupperD = *pupper;                                                            \
+        if (n > 0)                                                                     \
+            n = bp_for_static_init_##sfx("__kmpc_dist_for_static_init_" #sfx, t->tid,  \
+                                         t->team_size, schedtype, &thread_last, plower, \
+                                         pupper, pstride, incr, chunk);                \
+        if (plastiter)                                                                 \
+            *plastiter = n > 0 && team_last && thread_last;                            \
+        if (bp_profiling) {                                                            \
+            t->iters += n;                                                             \
+            t->iters_counted = 1;                                                      \
+        }                                                                              \
+    }                                                                                  \
+    /* dist_schedule(static, chunk) on its own: chunks dealt over the teams */        \
+    BP_API void __kmpc_team_static_init_##sfx(ident_t *loc, int32_t gtid,              \
+                                              int32_t *plastiter, T *plower, T *pupper, \
+                                              ST *pstride, ST incr, ST chunk)          \
+    {                                                                                  \
+        (void)loc;                                                                     \
+        (void)gtid;                                                                    \
+        const struct bp_icv *icv = bp_icv(bp_self());                                  \
+        bp_for_static_init_##sfx("__kmpc_team_static_init_" #sfx, icv->team_num,       \
+                                 icv->num_teams, BP_SCH_STATIC_CHUNKED, plastiter,     \
+                                 plower, pupper, pstride, incr, chunk);                \
+    }
+BP_KMPC_DIST_STATIC_INIT(4, int32_t, int32_t)
+BP_KMPC_DIST_STATIC_INIT(4u, uint32_t, int32_t)
+BP_KMPC_DIST_STATIC_INIT(8, int64_t, int64_t)
+BP_KMPC_DIST_STATIC_INIT(8u, uint64_t, int64_t)
+
 BP_API void __kmpc_for_static_fini(ident_t *loc, int32_t gtid)
 {
     (void)loc;
@@ -433,6 +483,32 @@ BP_KMPC_DISPATCH(4, int32_t, uint32_t, int32_t)
 BP_KMPC_DISPATCH(4u, uint32_t, uint32_t, int32_t)
 BP_KMPC_DISPATCH(8, int64_t, uint64_t, int64_t)
 BP_KMPC_DISPATCH(8u, uint64_t, uint64_t, int64_t)
+
+/* `distribute parallel for` with a dynamic schedule, in one call: the
+ * team's block of the loop (distribute's static schedule), handed out by
+ * `schedule` to the threads of the team's region. *plastiter: the team has
+ * the loop's last block. */
+#define BP_KMPC_DIST_DISPATCH(sfx, T, ST)                                                 \
+    BP_API void __kmpc_dist_dispatch_init_##sfx(ident_t *loc, int32_t gtid,              \
+                                                int32_t schedule, int32_t *plastiter,    \
+                                                T lb, T ub, ST st, ST chunk)             \
+    {                                                                                    \
+        const struct bp_icv *icv = bp_icv(bp_self());                                    \
+        T lo = lb, hi = ub;                                                              \
+        ST stride;                                                                       \
+        int32_t team_last = 0;                                                           \
+        uint64_t n = bp_for_static_init_##sfx("__kmpc_dist_dispatch_init_" #sfx,         \
+                                              icv->team_num, icv->num_teams,             \
+                                              BP_SCH_STATIC, &team_last, &lo, &hi,       \
+                                              &stride, st, 0);                           \
+        if (plastiter)                                                                   \
+            *plastiter = n > 0 && team_last;                                             \
+        __kmpc_dispatch_init_##sfx(loc, gtid, schedule, lo, hi, st, chunk);              \
+    }
+BP_KMPC_DIST_DISPATCH(4, int32_t, int32_t)
+BP_KMPC_DIST_DISPATCH(4u, uint32_t, int32_t)
+BP_KMPC_DIST_DISPATCH(8, int64_t, int64_t)
+BP_KMPC_DIST_DISPATCH(8u, uint64_t, int64_t)
 
 /* The loop ended when __kmpc_dispatch_next returned 0. */
 BP_API void __kmpc_dispatch_deinit(ident_t *loc, int32_t gtid)

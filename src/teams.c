@@ -36,7 +36,8 @@
  *                         num_teams 0: nteams-var, else 1 team; at most one
  *                         team per CPU online (the machine's, not only the
  *                         allowed ones), whatever asked for more (a warning
- *                         says so, once). Each team's regions get at most
+ *                         says so, once), but at least num_teams' lower
+ *                         bound (OpenMP 5.1's num_teams(lower: upper)). Each team's regions get at most
  *                         thread_limit, else teams-thread-limit-var, else
  *                         allowed CPUs / teams threads, no more than
  *                         nthreads-var, and no more than CPUs online / teams
@@ -266,9 +267,10 @@ static void kmp_league(struct bp_thread *t, int *teams, int *limit, int *cap)
     t->pushed_teams = t->pushed_teams_low = t->pushed_teams_limit = 0;
     if (n == 0)
         n = bp_nteams_var() > 0 ? bp_nteams_var() : 1;
-    if (n > cpus) {
+    if (n > cpus) { /* but never below num_teams' lower bound */
         int got = low > cpus ? low : cpus;
-        warn_league_once("a league of", n, cpus, got);
+        if (got < n)
+            warn_league_once("a league of", n, cpus, got);
         n = got;
     }
     const struct bp_icv *icv = bp_icv(t);
