@@ -1,6 +1,6 @@
 /* kmp.h: the types of libomp's ABI that more than one of buddypool's
- * `__kmpc_*` layers uses (kmp_abi.c, kmp_task.c, teams.c,
- * threadprivate.c). */
+ * `__kmpc_*` layers uses (kmp_abi.c, kmp_loop.c, kmp_task.c,
+ * teams.c). */
 #ifndef BP_KMP_H
 #define BP_KMP_H
 
