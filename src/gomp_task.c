@@ -297,9 +297,55 @@ BP_API void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
 
 /* ---- taskloop ---------------------------------------------------------- */
 
-/* A taskloop of n iterations from start by step (both ABI types in 64
- * bits, wrapping as they do): each task gets a copy of the block, whose
+/* A task's copy of a taskloop's block (by cpyfn when there is one), whose
  * first two words gcc reserves for the task's own start and end. */
+static void fill_block(void *arg, void *data, void (*cpyfn)(void *, void *), long arg_size,
+                       uint64_t lo, uint64_t hi, int is_long)
+{
+    if (cpyfn != NULL)
+        cpyfn(arg, data);
+    else
+        memcpy(arg, data, (size_t)arg_size);
+    if (is_long) {
+        ((long *)arg)[0] = (long)lo;
+        ((long *)arg)[1] = (long)hi;
+    } else {
+        ((unsigned long long *)arg)[0] = lo;
+        ((unsigned long long *)arg)[1] = hi;
+    }
+}
+
+/* A taskloop run by lazy splitting (taskloop.c): what its tasks need. */
+struct gomp_taskloop {
+    struct bp_taskloop_run run; /* first: the callback is given it */
+    void (*fn)(void *);
+    void *data;
+    void (*cpyfn)(void *, void *);
+    long arg_size;
+    uint32_t tflags;
+    int is_long;
+    uint64_t start, step;
+};
+
+static void gomp_taskloop_task(struct bp_thread *t, const struct bp_taskloop_run *r,
+                               void *scratch, uint64_t k, uint64_t first, uint64_t count)
+{
+    (void)k;
+    const struct gomp_taskloop *g = (const struct gomp_taskloop *)r;
+    uint64_t lo = g->start + first * g->step, hi = lo + count * g->step;
+    fill_block(scratch, g->data, g->cpyfn, g->arg_size, lo, hi, g->is_long);
+    struct bp_task s;
+    struct bp_task_frame fr;
+    bp_task_begin_included(t, &s, g->tflags, (const void *)g->fn, &fr);
+    g->fn(scratch);
+    bp_task_end_included(t, &s, &fr);
+}
+
+/* A taskloop of n iterations from start by step (both ABI types in 64
+ * bits, wrapping as they do): each task gets a copy of the block. In its
+ * taskgroup, deferred, in a team of several threads, it runs by lazy
+ * splitting; otherwise each task is made and submitted (queued, or run at
+ * once when undeferred), or run on the stack when included. */
 static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                      long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
                      uint64_t start, uint64_t n, uint64_t step, int is_long)
@@ -332,6 +378,26 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
         reduction_register(t, red);
     int included = bp_task_included(t);
     int deferred = (flags & GOMP_TASK_FLAG_IF) && !included;
+    if (group && deferred) {
+        struct gomp_taskloop g = {
+            .run = {.task = gomp_taskloop_task,
+                    .scratch_size = (size_t)arg_size,
+                    .scratch_align = arg_align > 0 ? (size_t)arg_align : 1,
+                    .fn = (const void *)fn,
+                    .plan = plan},
+            .fn = fn,
+            .data = data,
+            .cpyfn = cpyfn,
+            .arg_size = arg_size,
+            .tflags = task_flags(flags),
+            .is_long = is_long,
+            .start = start,
+            .step = step,
+        };
+        bp_taskloop_lazy(t, &g.run);
+        bp_taskgroup_end(t);
+        return;
+    }
     /* included tasks run one after another on the stack, each on its own
      * copy of the block in one buffer */
     void *buf = NULL;
@@ -339,6 +405,11 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
                                                                            : sizeof(void *),
                                    (size_t)arg_size) != 0)
         bp_fatal("GOMP_taskloop: a block of %ld bytes: out of memory", arg_size);
+    /* included: one stack task, begun again for each */
+    struct bp_task s;
+    struct bp_task_frame fr;
+    if (included)
+        bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
     uint64_t first = 0;
     for (uint64_t k = 0; k < plan.ntasks; k++) {
         uint64_t count = bp_taskloop_count(&plan, k);
@@ -351,27 +422,17 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
                                gomp_body, task_flags(flags), (const void *)fn);
             arg = bp_task_payload(task);
         }
-        if (cpyfn != NULL)
-            cpyfn(arg, data);
-        else
-            memcpy(arg, data, (size_t)arg_size);
-        if (is_long) {
-            ((long *)arg)[0] = (long)lo;
-            ((long *)arg)[1] = (long)hi;
-        } else {
-            ((unsigned long long *)arg)[0] = lo;
-            ((unsigned long long *)arg)[1] = hi;
-        }
+        fill_block(arg, data, cpyfn, arg_size, lo, hi, is_long);
         if (task != NULL) {
             bp_task_submit(t, task, deferred);
         } else {
-            struct bp_task s;
-            struct bp_task_frame fr;
-            bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
+            if (k > 0)
+                bp_task_next_included(t, &s, &fr);
             fn(arg);
-            bp_task_end_included(t, &s, &fr);
         }
     }
+    if (included)
+        bp_task_end_included(t, &s, &fr);
     free(buf);
     if (group)
         bp_taskgroup_end(t);

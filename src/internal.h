@@ -429,7 +429,9 @@ struct bp_thread {
     struct bp_steps_rec steps; /* profiling: the region's barrier episodes */
     struct bp_timeline timeline; /* profiling: its outermost regions, forked */
 };
-struct bp_thread *bp_self(void);
+/* The calling thread's state (pool.c). */
+extern _Thread_local struct bp_thread bp_tls;
+static inline struct bp_thread *bp_self(void) { return &bp_tls; }
 int bp_gtid(struct bp_thread *t);
 void bp_icv_init(struct bp_thread *t);
 /* The ICVs of t's current implicit task. */
@@ -512,10 +514,18 @@ static inline struct bp_task *bp_task_of_payload(void *payload)
     return (struct bp_task *)((char *)payload - BP_TASK_HEADER);
 }
 /* The task t runs now (the initial task outside any region). */
-struct bp_task *bp_task_current(struct bp_thread *t);
+struct bp_task *bp_task_current_initial(struct bp_thread *t);
+static inline struct bp_task *bp_task_current(struct bp_thread *t)
+{
+    return t->task != NULL ? t->task : bp_task_current_initial(t);
+}
 /* Would a task made now by t be included (run at once, to completion, with
  * its descendants): t's team has one thread, or t's task is final. */
-int bp_task_included(struct bp_thread *t);
+static inline int bp_task_included(struct bp_thread *t)
+{
+    return t->team_size <= 1 || t->team_ptr == NULL ||
+           (bp_task_current(t)->flags & BP_TASK_FINAL) != 0;
+}
 /* A task on the heap with `payload` bytes of the ABI's data aligned to
  * `align` (a power of two, at most 64; more is an error the ABI reports),
  * not yet made part of anything. */
@@ -542,11 +552,64 @@ void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr);
 /* An included task on the caller's stack (bp_task_included said so; no
  * event, no dependences), whose body its creator runs between these: only
- * the fields an included task reads are set. */
-void bp_task_begin_included(struct bp_thread *t, struct bp_task *task, uint32_t flags,
-                            const void *fn, struct bp_task_frame *fr);
-void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
-                          const struct bp_task_frame *fr);
+ * the fields an included task reads are set. Inline: a task of one
+ * thread's team costs this and the body. */
+static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *task,
+                                          uint32_t flags, const void *fn,
+                                          struct bp_task_frame *fr)
+{
+    struct bp_task *parent = bp_task_current(t);
+    task->parent = parent;
+    task->depth = parent->depth + 1;
+    task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED;
+    task->fn = fn;
+    task->group = parent->group;
+    task->in_group = NULL;
+    task->team = NULL;
+    task->mem = NULL;
+    task->dep = NULL;
+    task->dep_table = NULL;
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
+    atomic_init(&task->pending, 1);
+    /* its ICVs are its parent's, which t holds: kept, and given back at
+     * its end (its code may change them); task->icv is not read */
+    fr->prev = parent;
+    fr->icv = *bp_icv(t);
+    fr->icv_ready = t->icv_ready;
+    fr->task_id = t->task_id;
+    t->task = task;
+    t->icv_ready = 1;
+    t->task_id = 0;
+}
+/* Its end when a child is still running or it made dependences. */
+void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task);
+static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
+                                        const struct bp_task_frame *fr)
+{
+    /* acquire: a detached child fulfilled elsewhere: its writes */
+    if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+                             task->dep_table != NULL, 0))
+        bp_task_end_included_slow(t, task);
+    t->task = fr->prev;
+    t->icv = fr->icv;
+    t->icv_ready = fr->icv_ready;
+    t->task_id = fr->task_id;
+}
+/* Between two included tasks made one after the other by the same task
+ * (a taskloop's, on one thread): the first ends, the next starts in its
+ * place with the same flags, without looking up the parent again. */
+static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *task,
+                                         const struct bp_task_frame *fr)
+{
+    if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+                             task->dep_table != NULL, 0))
+        bp_task_end_included_slow(t, task);
+    t->icv = fr->icv; /* the parent's, which the next one starts with */
+    t->task = task;
+    t->icv_ready = 1;
+    t->task_id = 0;
+}
 /* A task's completion waits for one more event (detach); the handle. */
 void *bp_task_add_event(struct bp_task *task);
 void bp_task_fulfill(void *event);
@@ -627,6 +690,20 @@ static inline uint64_t bp_taskloop_count(const struct bp_taskloop_plan *p, uint6
         return k + 1 == p->ntasks ? p->last : p->base;
     return p->base + (k < p->extra);
 }
+/* Running a grouped, deferred taskloop of a team of several threads by lazy
+ * splitting (taskloop.c): the ABI's task(t, r, scratch, k, first, count)
+ * runs task k of the plan (iterations first..first+count-1) at once as an
+ * included task, its data copied into scratch (scratch_size bytes aligned
+ * to scratch_align, the calling thread's). The ABI's own state follows r
+ * in a struct of its own; fn names the range tasks in the profile. */
+struct bp_taskloop_run {
+    void (*task)(struct bp_thread *t, const struct bp_taskloop_run *r, void *scratch,
+                 uint64_t k, uint64_t first, uint64_t count);
+    size_t scratch_size, scratch_align;
+    const void *fn;
+    struct bp_taskloop_plan plan;
+};
+void bp_taskloop_lazy(struct bp_thread *t, const struct bp_taskloop_run *r);
 
 /* ---- pool.c (the threads) ------------------------------------------------ */
 

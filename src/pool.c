@@ -51,8 +51,6 @@ __attribute__((used)) static const char linked_marker[] =
 _Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
 
-struct bp_thread *bp_self(void) { return &bp_tls; }
-
 int bp_gtid(struct bp_thread *t)
 {
     if (t->gtid < 0)

@@ -65,8 +65,6 @@ struct bp_pool {
 
 /* The one pool (pool.c). */
 extern struct bp_pool bp_pool;
-/* The calling thread's state (bp_self() for the other files). */
-extern _Thread_local struct bp_thread bp_tls;
 
 /* t starts an implicit task with the ICVs icv: its team's runtime loops
  * follow icv's schedule, and it owns no nestable lock yet. */

@@ -39,10 +39,8 @@ enum { BP_TASK_IDLE_SPINS = 64 }; /* polls that found nothing before a wait yiel
 
 static int preds_complete(const void *arg);
 
-struct bp_task *bp_task_current(struct bp_thread *t)
+struct bp_task *bp_task_current_initial(struct bp_thread *t)
 {
-    if (t->task != NULL)
-        return t->task;
     struct bp_task *it = &t->initial_task;
     if (!(it->flags & BP_TASK_IMPLICIT))
         bp_task_implicit(t, it);
@@ -58,12 +56,6 @@ void bp_task_implicit(struct bp_thread *t, struct bp_task *task)
     atomic_init(&task->pending, 1);
     task->flags = BP_TASK_IMPLICIT;
     t->task = task;
-}
-
-int bp_task_included(struct bp_thread *t)
-{
-    return t->team_size <= 1 || t->team_ptr == NULL ||
-           (bp_task_current(t)->flags & BP_TASK_FINAL) != 0;
 }
 
 int bp_task_in_final(struct bp_thread *t)
@@ -369,43 +361,12 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
 
 static void wait_children(struct bp_thread *t, struct bp_task *task);
 
-void bp_task_begin_included(struct bp_thread *t, struct bp_task *task, uint32_t flags,
-                            const void *fn, struct bp_task_frame *fr)
+void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task)
 {
-    struct bp_task *parent = bp_task_current(t);
-    task->parent = parent;
-    task->depth = parent->depth + 1;
-    task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED;
-    task->fn = fn;
-    task->group = parent->group;
-    task->in_group = NULL;
-    task->team = NULL;
-    task->mem = NULL;
-    task->dep = NULL;
-    task->dep_table = NULL;
-    atomic_init(&task->refs, 1);
-    atomic_init(&task->mem_holds, 1);
-    atomic_init(&task->pending, 1);
-    /* its ICVs are its parent's, which t holds: kept, and given back at
-     * its end (its code may change them); task->icv is not read */
-    fr->prev = parent;
-    fr->icv = *bp_icv(t);
-    fr->icv_ready = t->icv_ready;
-    fr->task_id = t->task_id;
-    t->task = task;
-    t->icv_ready = 1;
-    t->task_id = 0;
-}
-
-void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
-                          const struct bp_task_frame *fr)
-{
-    /* acquire: a detached child fulfilled elsewhere: its writes */
     if (atomic_load_explicit(&task->refs, memory_order_acquire) != 1)
         wait_children(t, task);
     if (task->dep_table != NULL)
         bp_task_deps_free(task);
-    task_leave(t, fr);
 }
 
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,

@@ -103,6 +103,12 @@ int bp_task_queue_full(struct bp_thread *t)
     return d != NULL && bp_deque_size(d) > d->mask;
 }
 
+int bp_task_queue_empty(struct bp_thread *t)
+{
+    struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
+    return d == NULL || bp_deque_size(d) == 0;
+}
+
 /* The workers' help episode: they run the team's tasks with the thread 0. */
 static void fork_help(struct bp_thread *t, struct bp_team *team)
 {
