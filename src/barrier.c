@@ -21,7 +21,8 @@
 #include "team.h"
 
 /* The barrier completes the team's tasks: its waits run queued ones, and
- * once every thread has arrived each runs them until none is left (task.c). */
+ * once every thread has arrived each runs them until none made before the
+ * barrier is left (taskteam.c). */
 static void barrier_wait(struct bp_thread *t)
 {
     uint32_t e = (uint32_t)++t->epoch;
@@ -37,8 +38,8 @@ static void barrier_wait(struct bp_thread *t)
                           t);
     }
     /* relaxed: the rounds' acquires order it */
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed) && bp_tasks_pending(team) != 0)
-        bp_tasks_drain(t);
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        bp_tasks_drain_barrier(t, e);
 }
 
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */

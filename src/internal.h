@@ -628,6 +628,11 @@ int bp_tasks_poll(void *arg);
 /* The end of a barrier or region: run the team's tasks until all are
  * complete. */
 void bp_tasks_drain(struct bp_thread *t);
+/* The end of barrier episode e, every thread arrived: the same, until all
+ * tasks made before the barrier are complete, which the first thread to
+ * see none pending tells the others (tasks made after it, by a thread
+ * that has left, are not the barrier's to wait for). */
+void bp_tasks_drain_barrier(struct bp_thread *t, uint32_t e);
 /* Tasks of the team not complete (made minus completed; 0 is final once
  * no implicit task can make more). */
 int64_t bp_tasks_pending(struct bp_team *team);

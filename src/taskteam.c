@@ -20,7 +20,12 @@
  * Where tasks run. At a barrier and at the region's end a thread runs any
  * task of its team, its own first, while it waits (bp_tasks_poll, which
  * the barrier's and the join's waits call while the team's `tasking` word
- * is set, see bp_flag_wait_poll), and then until none is pending.
+ * is set, see bp_flag_wait_poll), and then until none is pending; at a
+ * barrier, until none made before it is: once one thread has seen none
+ * pending after every thread arrived, it notes the barrier's episode in
+ * the team's `drained` word, and the others stop waiting, so that tasks
+ * made by a thread that has already left (which may wait for one that
+ * has not) do not hold them.
  *
  * The region's end. A worker that finished the region's code while tasks
  * were pending runs them until none is left before it arrives at the join.
@@ -281,6 +286,34 @@ void bp_tasks_drain(struct bp_thread *t)
     struct bp_team *team = t->team_ptr;
     if (team != NULL && t->team_size > 1)
         bp_task_wait_until(t, team_quiet, team, NULL);
+}
+
+struct barrier_drain {
+    struct bp_team *team;
+    uint32_t e;
+};
+
+static int barrier_quiet(const void *arg)
+{
+    const struct barrier_drain *b = arg;
+    /* acquire: the tasks' writes, seen complete by the thread that noted it */
+    if ((int32_t)(atomic_load_explicit(&b->team->drained, memory_order_acquire) - b->e) >= 0)
+        return 1;
+    if (bp_tasks_pending(b->team) != 0)
+        return 0;
+    /* release: what the completions made visible here, to those who read it;
+     * the episodes only grow, and every thread notes the same e */
+    atomic_store_explicit(&b->team->drained, b->e, memory_order_release);
+    return 1;
+}
+
+/* Every thread that leaves goes through barrier_quiet, so that the first
+ * to see none pending notes it before it can make a task past the barrier. */
+void bp_tasks_drain_barrier(struct bp_thread *t, uint32_t e)
+{
+    struct barrier_drain b = {t->team_ptr, e};
+    if (b.team != NULL && t->team_size > 1 && !barrier_quiet(&b))
+        bp_task_wait_until(t, barrier_quiet, &b, NULL);
 }
 
 void bp_tasks_help(int tid, void *ctx)

@@ -125,6 +125,9 @@ struct bp_team {
     /* tasks completed by threads outside the team (an event fulfilled
      * there): the members' tasks_done leave them out */
     _Atomic uint64_t tasks_done_outside;
+    /* the last barrier episode whose tasks a thread saw all complete: the
+     * others then leave that barrier's wait */
+    _Atomic uint32_t drained;
     /* tasks made ready by a thread that could not queue them (one outside
      * the team fulfilled an event, or its deque was full), under
      * inbox_lock; inbox_n is a hint for the polls */

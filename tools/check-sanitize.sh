@@ -12,8 +12,9 @@
 #   builds, and cli, which preloads the library into them). Those runtimes
 #   are not instrumented, so TSan cannot see their
 #   synchronisation and reports races inside them; they validate the tests,
-#   not buddypool, and run in the plain build. And gomp-detach-wait, whose
-#   threads wait for each other through atomics of their own: the OpenMP
+#   not buddypool, and run in the plain build. And gomp-detach-wait and
+#   gomp-barrier-detach, whose threads wait for each other through atomics
+#   of their own: the OpenMP
 #   test programs are not instrumented, so TSan does not see that order
 #   and reports the fulfilled task's words as raced.
 # The preload tests skip themselves under a sanitizer (a sanitizer runtime
@@ -24,7 +25,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 supp="$(pwd)/tools/lsan-peers.supp" # the peer runtimes' own leaks
-peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^tasks-smoke$|^gomp-detach-wait-buddypool-[0-9]$|^cli$'
+peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^tasks-smoke$|^gomp-detach-wait-buddypool-[0-9]$|^(clang-)?gomp-barrier-detach-buddypool-[0-9]$|^cli$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
     case $kind in
