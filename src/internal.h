@@ -295,9 +295,11 @@ struct bp_task {
     /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
     struct bp_task_frame {
         struct bp_task *prev;
-        struct bp_icv icv;
+        struct bp_icv icv;     /* the ICVs to give back, when icv_saved */
         int icv_ready;
+        int icv_saved;         /* an included task's: its ICVs were lent */
         uint32_t task_id;
+        struct bp_task_frame *lender; /* the thread's icv_lender, as it was */
     } frame;
 };
 
@@ -355,6 +357,9 @@ struct bp_loop {
     struct bp_team *team_ptr;     /* the team of the current region; NULL: none */   \
     struct bp_loops *team_loops;  /* its worksharing state (loop.c); NULL: none */   \
     struct bp_task *task;         /* the task it runs; NULL: the initial task */  \
+    /* the included task running now whose ICVs are its parent's, lent */           \
+    /* (bp_task_begin_included): a write saves them in its frame first */          \
+    struct bp_task_frame *icv_lender;                                               \
     int64_t task_inner_ns;        /* profiling: tasks run inside the one running */
 struct team_state {
     BP_TEAM_STATE
@@ -434,11 +439,23 @@ extern _Thread_local struct bp_thread bp_tls;
 static inline struct bp_thread *bp_self(void) { return &bp_tls; }
 int bp_gtid(struct bp_thread *t);
 void bp_icv_init(struct bp_thread *t);
-/* The ICVs of t's current implicit task. */
-static inline struct bp_icv *bp_icv(struct bp_thread *t)
+/* The ICVs of t's current task, to read. */
+static inline const struct bp_icv *bp_icv(struct bp_thread *t)
 {
     if (__builtin_expect(!t->icv_ready, 0))
         bp_icv_init(t);
+    return &t->icv;
+}
+/* The same, to change: an included task's ICVs are lent by its parent
+ * until it writes one (bp_task_begin_included), when the parent's are
+ * saved in its frame to be given back at its end. */
+void bp_icv_own(struct bp_thread *t);
+static inline struct bp_icv *bp_icv_set(struct bp_thread *t)
+{
+    if (!t->icv_ready)
+        bp_icv_init(t);
+    if (__builtin_expect(t->icv_lender != NULL, 0))
+        bp_icv_own(t);
     return &t->icv;
 }
 
@@ -572,14 +589,15 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     atomic_init(&task->refs, 1);
     atomic_init(&task->mem_holds, 1);
     atomic_init(&task->pending, 1);
-    /* its ICVs are its parent's, which t holds: kept, and given back at
-     * its end (its code may change them); task->icv is not read */
+    /* its ICVs are its parent's, which t holds: lent, and saved in fr
+     * only when its code changes one (bp_icv_set); task->icv is not read */
+    (void)bp_icv(t); /* set, so that a lent copy is never the initial one */
     fr->prev = parent;
-    fr->icv = *bp_icv(t);
-    fr->icv_ready = t->icv_ready;
+    fr->icv_saved = 0;
+    fr->lender = t->icv_lender;
     fr->task_id = t->task_id;
     t->task = task;
-    t->icv_ready = 1;
+    t->icv_lender = fr;
     t->task_id = 0;
 }
 /* Its end when a child is still running or it made dependences. */
@@ -592,22 +610,26 @@ static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *tas
                              task->dep_table != NULL, 0))
         bp_task_end_included_slow(t, task);
     t->task = fr->prev;
-    t->icv = fr->icv;
-    t->icv_ready = fr->icv_ready;
+    if (fr->icv_saved)
+        t->icv = fr->icv;
+    t->icv_lender = fr->lender;
     t->task_id = fr->task_id;
 }
 /* Between two included tasks made one after the other by the same task
  * (a taskloop's, on one thread): the first ends, the next starts in its
  * place with the same flags, without looking up the parent again. */
 static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *task,
-                                         const struct bp_task_frame *fr)
+                                         struct bp_task_frame *fr)
 {
     if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
                              task->dep_table != NULL, 0))
         bp_task_end_included_slow(t, task);
-    t->icv = fr->icv; /* the parent's, which the next one starts with */
+    if (fr->icv_saved) { /* the parent's, which the next one borrows */
+        t->icv = fr->icv;
+        fr->icv_saved = 0;
+    }
     t->task = task;
-    t->icv_ready = 1;
+    t->icv_lender = fr;
     t->task_id = 0;
 }
 /* A task's completion waits for one more event (detach); the handle. */

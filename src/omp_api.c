@@ -27,7 +27,7 @@ BP_API void omp_set_num_threads(int num_threads)
                 num_threads);
         return;
     }
-    bp_icv(bp_self())->nthreads = num_threads;
+    bp_icv_set(bp_self())->nthreads = num_threads;
 }
 
 BP_API int omp_in_parallel(void) { return bp_self()->active_level > 0; }
@@ -81,7 +81,7 @@ BP_API int omp_get_thread_limit(void)
 
 /* dyn-var, of the calling task: when true, a team is no larger than the
  * allowed CPUs (libgomp and libomp shrink such teams too). */
-BP_API void omp_set_dynamic(int dynamic) { bp_icv(bp_self())->dynamic = dynamic != 0; }
+BP_API void omp_set_dynamic(int dynamic) { bp_icv_set(bp_self())->dynamic = dynamic != 0; }
 
 BP_API int omp_get_dynamic(void) { return bp_icv(bp_self())->dynamic; }
 
@@ -95,7 +95,7 @@ BP_API void omp_set_max_active_levels(int levels)
                 levels);
         return;
     }
-    bp_icv(bp_self())->max_active_levels =
+    bp_icv_set(bp_self())->max_active_levels =
         levels < BP_SUPPORTED_LEVELS ? levels : BP_SUPPORTED_LEVELS;
 }
 
@@ -121,7 +121,7 @@ BP_API void omp_set_schedule(omp_sched_t kind, int chunk)
         bp_warn("omp_set_schedule(%d, %d): unknown schedule kind; ignored", (int)kind, chunk);
         return;
     }
-    struct bp_icv *icv = bp_icv(bp_self());
+    struct bp_icv *icv = bp_icv_set(bp_self());
     icv->run_sched = (int)kind;
     icv->run_chunk = chunk > 0 && k != omp_sched_auto ? chunk : 0; /* auto takes no chunk */
 }
@@ -289,7 +289,7 @@ BP_API void omp_unset_nest_lock(void *lock)
  * level, and more than the enclosing active ones, may be active. */
 BP_API void omp_set_nested(int nested)
 {
-    struct bp_icv *icv = bp_icv(bp_self());
+    struct bp_icv *icv = bp_icv_set(bp_self());
     if (nested)
         icv->max_active_levels = BP_SUPPORTED_LEVELS;
     else if (icv->max_active_levels > 1)

@@ -72,6 +72,7 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
 {
     t->icv = *icv;
     t->icv_ready = 1;
+    t->icv_lender = NULL;
     t->team_sched = icv->run_sched;
     t->team_chunk = icv->run_chunk;
     t->task_id = 0;

@@ -190,9 +190,11 @@ static void task_enter(struct bp_thread *t, struct bp_task *task, struct bp_task
     fr->icv = *bp_icv(t);
     fr->icv_ready = t->icv_ready;
     fr->task_id = t->task_id;
+    fr->lender = t->icv_lender; /* an included task's lent ICVs stay its */
     t->task = task;
     t->icv = task->icv;
     t->icv_ready = 1;
+    t->icv_lender = NULL;
     t->task_id = 0;
     /* once: an untied task's later parts may run beside the end of an
      * earlier one, which reads the flags */
@@ -205,6 +207,7 @@ static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
     t->task = fr->prev;
     t->icv = fr->icv;
     t->icv_ready = fr->icv_ready;
+    t->icv_lender = fr->lender;
     t->task_id = fr->task_id;
 }
 
@@ -262,6 +265,8 @@ static void run_uncounted(struct bp_thread *t, struct bp_task *task)
     fr.icv = *bp_icv(t);
     fr.icv_ready = t->icv_ready;
     fr.task_id = t->task_id;
+    fr.lender = t->icv_lender;
+    t->icv_lender = NULL;
     t->task = task;
     t->task_id = 0;
     task->flags |= BP_TASK_STARTED;
@@ -360,6 +365,14 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
 }
 
 static void wait_children(struct bp_thread *t, struct bp_task *task);
+
+void bp_icv_own(struct bp_thread *t)
+{
+    struct bp_task_frame *fr = t->icv_lender;
+    fr->icv = t->icv;
+    fr->icv_saved = 1;
+    t->icv_lender = NULL;
+}
 
 void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task)
 {

@@ -143,7 +143,7 @@ static void league_run(int num_teams, int thread_limit, int team_cap, void (*bod
     for (int i = 0; i < num_teams; i++) {
         /* again for each team: the body's regions and tasks leave the
          * task's ICVs as they found them, but the body may set its own */
-        struct bp_icv *icv = bp_icv(t);
+        struct bp_icv *icv = bp_icv_set(t);
         icv->num_teams = num_teams;
         icv->team_num = i;
         if (thread_limit > 0)
@@ -151,7 +151,7 @@ static void league_run(int num_teams, int thread_limit, int team_cap, void (*bod
         icv->team_cap = team_cap;
         body(arg);
     }
-    league_restore(bp_icv(t), &saved);
+    league_restore(bp_icv_set(t), &saved);
 }
 
 static int clamp_int(unsigned v) { return v > INT_MAX ? INT_MAX : (int)v; }
@@ -189,7 +189,7 @@ BP_API bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigne
                         bool first)
 {
     (void)num_teams_high;
-    struct bp_icv *icv = bp_icv(bp_self());
+    struct bp_icv *icv = bp_icv_set(bp_self());
     if (first) {
         if (thread_limit)
             icv->thread_limit = icv->team_cap = clamp_int(thread_limit);
@@ -212,7 +212,7 @@ BP_API void GOMP_teams(unsigned num_teams, unsigned thread_limit)
 {
     (void)num_teams;
     if (thread_limit) {
-        struct bp_icv *icv = bp_icv(bp_self());
+        struct bp_icv *icv = bp_icv_set(bp_self());
         icv->thread_limit = icv->team_cap = clamp_int(thread_limit);
     }
 }
