@@ -25,6 +25,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,41 @@ static void display(const char *format, FILE *to)
         n = sizeof line - 1;
     line[n] = '\n';
     fwrite(line, 1, n + 1, to);
+}
+
+/* OMP_DISPLAY_AFFINITY=true: a thread entering a region shows its line,
+ * in affinity-format-var, when it differs from the last it showed (its
+ * first region, another team size, number, level or place: what the
+ * format names), as OpenMP asks. On stderr, as libgomp; on stdout once
+ * clang's code has forked a region, as libomp. */
+static _Atomic int display_stdout;
+
+void bp_affinity_clang(void)
+{
+    if (!atomic_load_explicit(&display_stdout, memory_order_relaxed))
+        atomic_store_explicit(&display_stdout, 1, memory_order_relaxed);
+}
+
+void bp_affinity_region(struct bp_thread *t)
+{
+    (void)t;
+    static _Thread_local char last[BP_AFFINITY_FORMAT_MAX * 2];
+    static _Thread_local size_t last_n = (size_t)-1;
+    char line[sizeof last];
+    size_t n = capture(line, sizeof line, format_of(NULL));
+    if (n >= sizeof line)
+        n = sizeof line - 1;
+    if (n == last_n && memcmp(line, last, n) == 0)
+        return;
+    memcpy(last, line, n);
+    last_n = n;
+    line[n] = '\n';
+    /* relaxed: the stream is a choice made once, early */
+    FILE *to = atomic_load_explicit(&display_stdout, memory_order_relaxed) ? stdout : stderr;
+    flockfile(to);
+    fwrite(line, 1, n + 1, to);
+    fflush(to);
+    funlockfile(to);
 }
 
 BP_API void omp_set_affinity_format(const char *format) { set_format(format); }

@@ -186,8 +186,7 @@ static void load_misc_icvs(void)
     if (dynamic >= 0)
         bp_config.icv.dynamic = dynamic;
     if (load_bool("OMP_DISPLAY_AFFINITY") == 1)
-        bp_warn("OMP_DISPLAY_AFFINITY=true: displaying affinity at each region is not "
-                "supported; omp_display_affinity() displays it when called");
+        bp_config.display_affinity = 1;
     if (load_bool("OMP_CANCELLATION") == 1)
         bp_warn("OMP_CANCELLATION=true: cancellation is not supported; cancel-var is false, "
                 "so cancel constructs do nothing and every construct runs to completion");

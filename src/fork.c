@@ -143,6 +143,7 @@ static void serial_enter(struct bp_thread *t, struct bp_fork_frame *f)
     save_team(t, &f->saved);
     begin_task(t, &icv, &f->implicit);
     t->team_size = 1;
+    bp_display_affinity(t);
 }
 
 /* Once per process: a team larger than the CPUs. */
@@ -432,6 +433,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     f->team_size = team_size;
     if (team_size > 1) {
         team_enter(t, f, run, ctx, ctx_size);
+        bp_display_affinity(t);
     } else {
         serial_enter(t, f);
         if (bp_profiling && f->outermost)

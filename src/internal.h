@@ -134,6 +134,7 @@ struct bp_config {
     int nteams;            /* OMP_NUM_TEAMS: nteams-var; 0 unset */
     int teams_thread_limit; /* OMP_TEAMS_THREAD_LIMIT: teams-thread-limit-var; 0 unset */
     int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
+    int display_affinity;  /* OMP_DISPLAY_AFFINITY=true */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
@@ -173,6 +174,20 @@ int omp_get_num_teams(void);
 int omp_get_max_teams(void);
 int omp_get_teams_thread_limit(void);
 int omp_get_thread_limit(void);
+
+/* ---- affinity.c ------------------------------------------------------- */
+
+struct bp_thread;
+/* OMP_DISPLAY_AFFINITY: t has entered a region as one of its threads. */
+void bp_affinity_region(struct bp_thread *t);
+/* The region's code is clang's: the display goes to stdout, as libomp's
+ * (a read of a word that is written once). */
+void bp_affinity_clang(void);
+static inline void bp_display_affinity(struct bp_thread *t)
+{
+    if (__builtin_expect(bp_config.display_affinity, 0))
+        bp_affinity_region(t);
+}
 
 /* ---- topology.c -------------------------------------------------------- */
 

@@ -53,6 +53,7 @@ static void run_microtask(int tid, void *ctx)
 BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
 {
     BP_NOTE_SITE(source_of(loc));
+    bp_affinity_clang();
     if (argc < 0 || argc > BP_MAX_REGION_ARGS)
         bp_fatal("__kmpc_fork_call: %d region arguments; at most %d are supported",
                  (int)argc, BP_MAX_REGION_ARGS);
@@ -73,6 +74,7 @@ BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask
                                 int32_t cond, void *args)
 {
     BP_NOTE_SITE(source_of(loc));
+    bp_affinity_clang();
     if (argc < 0 || argc > 1)
         bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
                  (int)argc);

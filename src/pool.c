@@ -403,6 +403,7 @@ static void *worker_main(void *arg)
             t->wait_ns = 0;
             t->iters = 0;
             t->iters_counted = 0;
+            bp_display_affinity(t);
         }
         if (profiled) /* a worker's own time before its rest episodes is not used */
             bp_steps_begin(t, 0);

@@ -1,0 +1,19 @@
+/* gomp-affinity-display.c: regions for OMP_DISPLAY_AFFINITY to show
+ * (check-affinity-display.sh reads the lines): two of 2 threads, one of 1,
+ * one of 2 again. Built by gcc and clang. */
+#include <stdio.h>
+
+int main(void)
+{
+    int sum = 0;
+    for (int r = 0; r < 2; r++) {
+#pragma omp parallel num_threads(2) reduction(+ : sum)
+        sum += 1;
+    }
+#pragma omp parallel num_threads(1) reduction(+ : sum)
+    sum += 1;
+#pragma omp parallel num_threads(2) reduction(+ : sum)
+    sum += 1;
+    printf("regions ran: %d thread bodies\n", sum);
+    return sum == 7 ? 0 : 1;
+}
