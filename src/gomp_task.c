@@ -89,6 +89,21 @@ static void depend_read(void **depend, struct bp_dep *deps, int n)
 
 enum { BP_DEPS_ON_STACK = 16 };
 
+/* memcpy, with the usual sizes of a task's block (a few pointers; a
+ * taskloop's, its two bounds too) inlined as moves of a known size. */
+static inline void copy_small(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 8: memcpy(dst, src, 8); return;
+    case 16: memcpy(dst, src, 16); return;
+    case 24: memcpy(dst, src, 24); return;
+    case 32: memcpy(dst, src, 32); return;
+    case 40: memcpy(dst, src, 40); return;
+    case 48: memcpy(dst, src, 48); return;
+    default: memcpy(dst, src, n); return;
+    }
+}
+
 /* A deferred task's data: its block follows (the payload is the block). */
 static void gomp_body(struct bp_task *task)
 {
@@ -145,7 +160,7 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         if (cpyfn != NULL)
             cpyfn(bp_task_payload(task), data);
         else
-            memcpy(bp_task_payload(task), data, (size_t)arg_size);
+            copy_small(bp_task_payload(task), data, (size_t)arg_size);
     }
     if (has_event)
         *(void **)detach = bp_task_add_event(task);
@@ -305,7 +320,7 @@ static void fill_block(void *arg, void *data, void (*cpyfn)(void *, void *), lon
     if (cpyfn != NULL)
         cpyfn(arg, data);
     else
-        memcpy(arg, data, (size_t)arg_size);
+        copy_small(arg, data, (size_t)arg_size);
     if (is_long) {
         ((long *)arg)[0] = (long)lo;
         ((long *)arg)[1] = (long)hi;
