@@ -39,7 +39,7 @@ static void barrier_wait(struct bp_thread *t)
     }
     /* relaxed: the rounds' acquires order it */
     if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        bp_tasks_drain_barrier(t, e);
+        bp_tasks_drain_barrier(t, t->epoch); /* e in full */
 }
 
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */

@@ -615,13 +615,15 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     t->icv_lender = fr;
     t->task_id = 0;
 }
-/* Its end when a child is still running or it made dependences. */
+/* Its end when a child is still running or not yet freed (a queued
+ * descendant still reads its parents), or it made dependences. */
 void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task);
 static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
                                         const struct bp_task_frame *fr)
 {
     /* acquire: a detached child fulfilled elsewhere: its writes */
     if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+                             atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
                              task->dep_table != NULL, 0))
         bp_task_end_included_slow(t, task);
     t->task = fr->prev;
@@ -637,6 +639,7 @@ static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *ta
                                          struct bp_task_frame *fr)
 {
     if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+                             atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
                              task->dep_table != NULL, 0))
         bp_task_end_included_slow(t, task);
     if (fr->icv_saved) { /* the parent's, which the next one borrows */
@@ -669,7 +672,7 @@ void bp_tasks_drain(struct bp_thread *t);
  * tasks made before the barrier are complete, which the first thread to
  * see none pending tells the others (tasks made after it, by a thread
  * that has left, are not the barrier's to wait for). */
-void bp_tasks_drain_barrier(struct bp_thread *t, uint32_t e);
+void bp_tasks_drain_barrier(struct bp_thread *t, uint64_t e);
 /* Tasks of the team not complete (made minus completed; 0 is final once
  * no implicit task can make more). */
 int64_t bp_tasks_pending(struct bp_team *team);

@@ -249,7 +249,12 @@ static void task_place(struct bp_thread *t, struct bp_task *task)
     if (parent->flags & BP_TASK_FINAL)
         task->flags |= BP_TASK_FINAL;
     task->group = parent->group;
-    if (parent->mem != NULL) { /* a heap parent stays readable while task lives */
+    /* a heap parent stays readable while task lives; an included one on
+     * its maker's stack too: its end waits for the holds (a taskloop's
+     * tasks run included in a team of several threads, and their children
+     * may make queued tasks that outlive them); implicit tasks outlive
+     * their team's tasks */
+    if (parent->mem != NULL || !(parent->flags & BP_TASK_IMPLICIT)) {
         bp_task_hold(parent);
         task->flags |= BP_TASK_HOLDS_PARENT;
     }
@@ -374,12 +379,24 @@ void bp_icv_own(struct bp_thread *t)
     t->icv_lender = NULL;
 }
 
+static int holds_released(const void *arg)
+{
+    /* acquire: the freed children's last reads of it are done */
+    return atomic_load_explicit(&((const struct bp_task *)arg)->mem_holds,
+                                memory_order_acquire) == 1;
+}
+
+/* Children complete, their dependences' table freed (which drops its holds
+ * on them), then every child freed: no queued descendant reads the task's
+ * frame after it returns. */
 void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task)
 {
     if (atomic_load_explicit(&task->refs, memory_order_acquire) != 1)
         wait_children(t, task);
     if (task->dep_table != NULL)
         bp_task_deps_free(task);
+    if (!holds_released(task))
+        bp_task_wait_until(t, holds_released, task, task);
 }
 
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,

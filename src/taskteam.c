@@ -290,14 +290,14 @@ void bp_tasks_drain(struct bp_thread *t)
 
 struct barrier_drain {
     struct bp_team *team;
-    uint32_t e;
+    uint64_t e; /* the barrier's episode in full, as the team counts them */
 };
 
 static int barrier_quiet(const void *arg)
 {
     const struct barrier_drain *b = arg;
     /* acquire: the tasks' writes, seen complete by the thread that noted it */
-    if ((int32_t)(atomic_load_explicit(&b->team->drained, memory_order_acquire) - b->e) >= 0)
+    if (atomic_load_explicit(&b->team->drained, memory_order_acquire) >= b->e)
         return 1;
     if (bp_tasks_pending(b->team) != 0)
         return 0;
@@ -309,7 +309,7 @@ static int barrier_quiet(const void *arg)
 
 /* Every thread that leaves goes through barrier_quiet, so that the first
  * to see none pending notes it before it can make a task past the barrier. */
-void bp_tasks_drain_barrier(struct bp_thread *t, uint32_t e)
+void bp_tasks_drain_barrier(struct bp_thread *t, uint64_t e)
 {
     struct barrier_drain b = {t->team_ptr, e};
     if (b.team != NULL && t->team_size > 1 && !barrier_quiet(&b))

@@ -103,9 +103,8 @@ static void set_words(struct bp_team *team, int from)
     uint32_t e = (uint32_t)team->epoch;
     /* relaxed: no member runs; published by the next go */
     atomic_store_explicit(&team->release.value, e, memory_order_relaxed);
-    /* every barrier so far is past: its tasks are drained (a refresh keeps
-     * the word within 2^31 episodes of the barriers that compare it) */
-    atomic_store_explicit(&team->drained, e, memory_order_relaxed);
+    /* every barrier so far is past: its tasks are drained */
+    atomic_store_explicit(&team->drained, team->epoch, memory_order_relaxed);
     for (int i = from; i < team->cap; i++) {
         atomic_store_explicit(&team->members[i].arrive.value, e, memory_order_relaxed);
         atomic_store_explicit(&team->members[i].joined, e, memory_order_relaxed);

@@ -127,7 +127,7 @@ struct bp_team {
     _Atomic uint64_t tasks_done_outside;
     /* the last barrier episode whose tasks a thread saw all complete: the
      * others then leave that barrier's wait */
-    _Atomic uint32_t drained;
+    _Atomic uint64_t drained; /* in full: team episodes only grow */
     /* tasks made ready by a thread that could not queue them (one outside
      * the team fulfilled an event, or its deque was full), under
      * inbox_lock; inbox_n is a hint for the polls */

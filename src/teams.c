@@ -182,15 +182,19 @@ BP_API void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
 }
 
 /* The teams construct of a target region run on the host: true for each
- * team, the first call (first) starting the league. The league ICVs are
- * put back when it ends; thread-limit-var stays as the construct set it,
- * as in libgomp (the target region's end discards it there). */
+ * team, the first call (first) starting the league. The league ICVs,
+ * thread-limit-var with them, are put back when it ends: libgomp discards
+ * them at the target region's end, which buddypool does not see (the other
+ * runtime runs the target region when preloaded beside it). */
+static _Thread_local struct league_saved teams4_saved;
+
 BP_API bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
                         bool first)
 {
     (void)num_teams_high;
     struct bp_icv *icv = bp_icv_set(bp_self());
     if (first) {
+        league_save(icv, &teams4_saved);
         if (thread_limit)
             icv->thread_limit = icv->team_cap = clamp_int(thread_limit);
         icv->num_teams = num_teams_low ? clamp_int(num_teams_low) : 1;
@@ -201,20 +205,17 @@ BP_API bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigne
         icv->team_num++;
         return true;
     }
-    icv->num_teams = 1;
-    icv->team_num = 0;
-    icv->team_cap = 0;
+    league_restore(icv, &teams4_saved);
     return false;
 }
 
-/* GCC 4.9 to 8's teams inside a target region: only thread_limit acts. */
+/* GCC 4.9 to 8's teams inside a target region, with no call at its end:
+ * its thread_limit would outlive the target region (whose end libgomp
+ * sees, and buddypool does not), so it is not applied; one team. */
 BP_API void GOMP_teams(unsigned num_teams, unsigned thread_limit)
 {
     (void)num_teams;
-    if (thread_limit) {
-        struct bp_icv *icv = bp_icv_set(bp_self());
-        icv->thread_limit = icv->team_cap = clamp_int(thread_limit);
-    }
+    (void)thread_limit;
 }
 
 /* ---- clang ---------------------------------------------------------------- */

@@ -41,7 +41,7 @@ for kind in "$@"; do
     cmake --build "$dir" -j "$jobs"
     # halt at the first report; a UBSan report is an error (exit status 1)
     (cd "$dir" &&
-        ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
         LSAN_OPTIONS="suppressions=$supp" \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \

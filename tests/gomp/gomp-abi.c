@@ -306,8 +306,10 @@ static void teams4_limit(void)
         }
         EXPECT_EQ(limit, 1, "GOMP_teams4: thread_limit sets thread-limit-var");
         EXPECT_EQ(inner, 1, "GOMP_teams4: thread_limit caps a region");
+        EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams4: the limit ends with it");
+        /* no end call: a limit would outlive the target region */
         GOMP_teams(4, 2);
-        EXPECT_EQ(omp_get_thread_limit(), 2, "GOMP_teams: thread_limit");
+        EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams: thread_limit not kept");
         EXPECT_EQ(omp_get_num_teams(), 1, "GOMP_teams: no league");
     }
     EXPECT_EQ(omp_get_thread_limit(), limit0, "thread-limit-var after the region");

@@ -7,6 +7,7 @@
  * Run at 1, 2 and 4 threads. */
 #include <omp.h>
 #include <string.h>
+#include <time.h>
 
 #include "gomp-check.h"
 
@@ -220,9 +221,41 @@ static void clauses(void)
     EXPECT_EQ(bad, 0, "a taskloop on every thread");
 }
 
+/* A taskloop's tasks make a task each that makes another, which outlives
+ * both (it sleeps): every one runs once, and none reads a task of the
+ * taskloop after it is gone (an ASan build with detect_stack_use_after_return
+ * sees a taskloop task on its thread's stack read after it returned). */
+static void grandchildren(void)
+{
+    enum { M = 16 };
+    static int child[M], grand[M];
+    memset(child, 0, sizeof child);
+    memset(grand, 0, sizeof grand);
+    PRAGMA(omp parallel)
+    PRAGMA(omp single)
+    PRAGMA(omp taskloop num_tasks(M))
+    for (int i = 0; i < M; i++) {
+        PRAGMA(omp task firstprivate(i))
+        {
+            __atomic_fetch_add(&child[i], 1, __ATOMIC_RELAXED);
+            PRAGMA(omp task firstprivate(i))
+            {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+                __atomic_fetch_add(&grand[i], 1, __ATOMIC_RELAXED);
+            }
+        }
+    }
+    int bad = 0;
+    for (int i = 0; i < M; i++)
+        bad += child[i] != 1 || grand[i] != 1;
+    EXPECT_EQ(bad, 0, "a taskloop's tasks' children and grandchildren, once each");
+}
+
 int main(void)
 {
     check_team_size("gomp-taskloop");
+    grandchildren();
     for (int round = 0; round < 2; round++) {
         grainsize(1);
         grainsize(7);
