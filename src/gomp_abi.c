@@ -12,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gomp.h"
 #include "internal.h"
@@ -237,3 +239,22 @@ BP_API void GOMP_critical_name_end(void **pptr) { bp_unlock((_Atomic uint32_t *)
 BP_API void GOMP_atomic_start(void) { bp_lock(&atomic_word); }
 
 BP_API void GOMP_atomic_end(void) { bp_unlock(&atomic_word); }
+
+/* ---- the error directive at run time (OpenMP 5.1) --------------------------
+ * msg has len bytes, or ends at its NUL when len is (size_t)-1; NULL: no
+ * message clause. A warning goes on; a fatal error exits with status 1,
+ * as libgomp does. */
+static void error_directive(const char *msg, size_t len, int fatal)
+{
+    int n = msg == NULL ? 0 : len == (size_t)-1 ? (int)strlen(msg) : len > INT_MAX ? INT_MAX : (int)len;
+    fprintf(stderr, "buddypool: %s: error directive encountered%s%.*s\n",
+            fatal ? "fatal" : "warning", n > 0 ? ": " : "", n, msg != NULL ? msg : "");
+    if (fatal) {
+        fflush(NULL);
+        exit(EXIT_FAILURE);
+    }
+}
+
+BP_API void GOMP_warning(const char *msg, size_t len) { error_directive(msg, len, 0); }
+
+BP_API void GOMP_error(const char *msg, size_t len) { error_directive(msg, len, 1); }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "kmp.h"
@@ -300,4 +301,23 @@ BP_API int32_t __kmpc_in_parallel(ident_t *loc)
 {
     (void)loc;
     return bp_self()->active_level > 0;
+}
+
+/* The error directive at run time (OpenMP 5.1): severity 1 a warning, 2
+ * (or another value) a fatal error, which aborts as libomp's does; the
+ * location as file:line:column from clang's source string. */
+BP_API void __kmpc_error(ident_t *loc, int32_t severity, const char *message)
+{
+    char where[256] = "";
+    const char *src = source_of(loc);
+    char file[160], fn[64];
+    int line, col;
+    if (src != NULL && sscanf(src, ";%159[^;];%63[^;];%d;%d", file, fn, &line, &col) == 4)
+        snprintf(where, sizeof where, "%s:%d:%d: ", file, line, col);
+    if (severity == 1)
+        bp_warn("warning: %serror directive encountered%s%s", where, message ? ": " : "",
+                message ? message : "");
+    else
+        bp_fatal("%serror directive encountered%s%s", where, message ? ": " : "",
+                 message ? message : "");
 }
