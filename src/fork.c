@@ -111,6 +111,11 @@ static int team_size_for(struct bp_thread *t, int n)
     return n < max ? n : max;
 }
 
+int bp_region_size(struct bp_thread *t, int team_size)
+{
+    return team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
+}
+
 static void save_team(const struct bp_thread *t, struct team_state *s) { *s = t->team; }
 
 static void restore_team(struct bp_thread *t, const struct team_state *s)

@@ -42,5 +42,11 @@ void bp_gomp_set_schedule(struct ws_setup *s, int sched, uint64_t chunk, int ord
 void bp_gomp_sections_setup(unsigned count, struct ws_setup *s);
 /* Start t's part of the construct s describes. */
 void bp_gomp_ws_begin(struct bp_thread *t, const struct ws_setup *s);
+/* gomp_task.c: a parallel region's task reductions (reduction(task, ...)):
+ * copies of data's items for `threads` threads, registered by the forking
+ * thread; each implicit task then runs in a taskgroup of its own whose
+ * reductions they are (begin; its end is bp_taskgroup_end). */
+void bp_gomp_parallel_reductions(uintptr_t *data, int threads);
+void bp_gomp_reductions_begin(struct bp_thread *t, uintptr_t *data);
 
 #endif

@@ -64,6 +64,48 @@ BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
     fork_region(&r, num_threads);
 }
 
+/* parallel with reduction(task, ...): the descriptor is the first word of
+ * the region's data. The copies are made for the team the region will get;
+ * every implicit task runs in a taskgroup whose task reductions they are,
+ * so that a task of any thread finds its thread's copy
+ * (GOMP_task_reduction_remap), and its end completes the tasks. The
+ * compiled code folds the copies of the threads returned, then
+ * unregisters them (GOMP_taskgroup_reduction_unregister). */
+struct reduction_region {
+    void (*fn)(void *);
+    void *data;
+    uintptr_t *red;
+    int *team; /* thread 0 notes the team the region got */
+};
+
+static void run_reduction_region(int tid, void *ctx)
+{
+    const struct reduction_region *r = ctx;
+    struct bp_thread *t = bp_self();
+    if (tid == 0)
+        *r->team = t->team_size;
+    bp_gomp_reductions_begin(t, r->red);
+    r->fn(r->data);
+    bp_taskgroup_end(t);
+}
+
+BP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
+                                         unsigned flags)
+{
+    (void)flags;
+    BP_NOTE_SITE(NULL);
+    struct bp_thread *t = bp_self();
+    int want = bp_region_size(t, team_request(num_threads));
+    int team = 1;
+    struct reduction_region r = {.fn = fn, .data = data, .red = *(uintptr_t **)data,
+                                 .team = &team};
+    bp_gomp_parallel_reductions(r.red, want);
+    /* the size resolved: the fork gets no more, and fewer only when the pool
+     * cannot start the workers */
+    bp_fork(want, run_reduction_region, &r, sizeof r, (const void *)fn);
+    return (unsigned)team;
+}
+
 BP_API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
                                    unsigned count, unsigned flags)
 {

@@ -226,18 +226,14 @@ struct registration {
     uintptr_t *inherited; /* the chain the registration's last d[4] goes on to */
 };
 
-static void reduction_register(struct bp_thread *t, uintptr_t *data)
+/* Give each item of data's chain copies for `threads` threads, the chain
+ * going on to `inherited`. */
+static void copies_register(uintptr_t *data, size_t threads, uintptr_t *inherited)
 {
-    struct bp_taskgroup *g = bp_taskgroup_current(t);
-    if (g == NULL) { /* an orphaned taskgroup reduction: a group of its own */
-        bp_taskgroup_begin(t);
-        g = bp_taskgroup_current(t);
-    }
-    size_t threads = t->team_size > 0 ? (size_t)t->team_size : 1;
     struct registration *r = malloc(sizeof *r);
     if (r == NULL)
         bp_fatal("GOMP_taskgroup_reduction_register: out of memory");
-    r->inherited = g->gomp_reductions;
+    r->inherited = inherited;
     for (uintptr_t *d = data;; d = (uintptr_t *)d[4]) {
         size_t align = d[2] > sizeof(void *) ? d[2] : sizeof(void *);
         if ((align & (align - 1)) != 0)
@@ -256,7 +252,28 @@ static void reduction_register(struct bp_thread *t, uintptr_t *data)
         }
     }
     data[5] = (uintptr_t)r;
+}
+
+static void reduction_register(struct bp_thread *t, uintptr_t *data)
+{
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    if (g == NULL) { /* an orphaned taskgroup reduction: a group of its own */
+        bp_taskgroup_begin(t);
+        g = bp_taskgroup_current(t);
+    }
+    copies_register(data, t->team_size > 0 ? (size_t)t->team_size : 1, g->gomp_reductions);
     g->gomp_reductions = data;
+}
+
+void bp_gomp_parallel_reductions(uintptr_t *data, int threads)
+{
+    copies_register(data, threads > 0 ? (size_t)threads : 1, NULL);
+}
+
+void bp_gomp_reductions_begin(struct bp_thread *t, uintptr_t *data)
+{
+    bp_taskgroup_begin(t);
+    bp_taskgroup_current(t)->gomp_reductions = data;
 }
 
 BP_API void GOMP_taskgroup_reduction_register(uintptr_t *data)

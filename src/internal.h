@@ -513,6 +513,9 @@ void bp_fork_end(struct bp_fork_frame *f);
  * runs on its copy: one cache miss starts it. With ctx_size 0 every thread
  * gets the pointer ctx. */
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
+/* The team a region forked now by t asking for team_size threads (0: the
+ * default) would get, unless the pool cannot start the workers. */
+int bp_region_size(struct bp_thread *t, int team_size);
 /* The thread of t's enclosing regions at `level` (0: the initial task's):
  * its number there and that team's size; 0 when t has no such level. */
 int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size);
