@@ -93,6 +93,9 @@ static void batch_flush(struct batch *bt)
     int pushed = 0;
     while (!pushed) {
         if (head == BP_CLOSED) { /* its owner exited */
+            /* a failed push linked the tail to the list as it was, whose
+             * blocks the owner's exit frees: the batch ends at its tail */
+            bt->tail->next = NULL;
             for (struct block *b = bt->head, *next; b != NULL; b = next) {
                 next = b->next;
                 free(b);
