@@ -661,6 +661,9 @@ void bp_taskwait(struct bp_thread *t);
 void bp_taskyield(struct bp_thread *t);
 void bp_taskgroup_begin(struct bp_thread *t);
 void bp_taskgroup_end(struct bp_thread *t);
+/* The team's word for an ABI's team-wide task reductions of a parallel
+ * (which 0) or worksharing construct (1); NULL in a team of one. */
+_Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which);
 /* The innermost taskgroup of t's task; NULL: none. */
 struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t);
 /* Is t's task final (omp_in_final)? */

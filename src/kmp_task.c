@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "kmp.h"
+#include "prim.h"
 
 typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
 typedef union {
@@ -267,8 +268,10 @@ struct kmp_red_item {
     void (*fini)(void *);
     void (*comb)(void *, void *);
 };
+struct kmp_modifier;
 struct kmp_red {
     int n, threads;
+    struct kmp_modifier *modifier; /* a thread's view of its team's; NULL: own */
     struct kmp_red_item items[];
 };
 
@@ -289,23 +292,18 @@ static void kmp_red_finish(struct bp_taskgroup *g)
     g->kmp_reductions = NULL;
 }
 
-/* Make the items' copies in t's innermost taskgroup; the handle is it. */
-static void *red_init(int num, const void *data, int with_orig)
+/* The items of data (with_orig: __kmpc_taskred_init's), with copies for
+ * `threads` threads, each initialised. */
+static struct kmp_red *red_make(int num, const void *data, int with_orig, int threads)
 {
-    struct bp_thread *t = bp_self();
-    struct bp_taskgroup *g = bp_taskgroup_current(t);
-    if (g == NULL)
-        bp_fatal("__kmpc_taskred_init: a task reduction outside a taskgroup");
-    if (g->kmp_reductions != NULL)
-        bp_fatal("__kmpc_taskred_init: a second task reduction in one taskgroup");
     if (num < 0)
         bp_fatal("__kmpc_taskred_init: %d items", num);
-    int threads = t->team_size > 0 ? t->team_size : 1;
     struct kmp_red *r = malloc(sizeof *r + sizeof r->items[0] * (size_t)num);
     if (r == NULL)
         bp_fatal("__kmpc_taskred_init: out of memory");
     r->n = num;
     r->threads = threads;
+    r->modifier = NULL;
     for (int i = 0; i < num; i++) {
         struct kmp_red_item *it = &r->items[i];
         void *init;
@@ -339,7 +337,19 @@ static void *red_init(int num, const void *data, int with_orig)
                 ((void (*)(void *))init)(copy);
         }
     }
-    g->kmp_reductions = r;
+    return r;
+}
+
+/* Make the items' copies in t's innermost taskgroup; the handle is it. */
+static void *red_init(int num, const void *data, int with_orig)
+{
+    struct bp_thread *t = bp_self();
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    if (g == NULL)
+        bp_fatal("__kmpc_taskred_init: a task reduction outside a taskgroup");
+    if (g->kmp_reductions != NULL)
+        bp_fatal("__kmpc_taskred_init: a second task reduction in one taskgroup");
+    g->kmp_reductions = red_make(num, data, with_orig, t->team_size > 0 ? t->team_size : 1);
     g->finish = kmp_red_finish;
     return g;
 }
@@ -382,27 +392,128 @@ BP_API void *__kmpc_task_reduction_get_th_data(int gtid, void *tskgrp, void *dat
              "enclosing taskgroups", data);
 }
 
-/* `reduction(task, ...)` on a parallel or worksharing construct. */
+/* `reduction(task, ...)` on a parallel or worksharing construct: every
+ * thread of the team calls the init, its items naming its own private
+ * copies of the list items, and the fini. The first thread to arrive makes
+ * the team's copies, one per thread, and publishes them in the team's word;
+ * each thread then runs in a taskgroup of its own whose items are its own
+ * private copies, viewing the team's copies, so that a task of any thread
+ * that names its maker's item finds the running thread's copy. At the
+ * fini each thread waits for its taskgroup's tasks; the last to arrive
+ * (all tasks complete) folds every copy, in thread order, into its own
+ * private copy, which the construct's ordinary reduction then combines
+ * with the others'. In a team of one it is a taskgroup reduction. */
+struct kmp_modifier {
+    struct kmp_red *team; /* the copies */
+    _Atomic int arrived;  /* threads past their fini */
+};
+#define KMP_MODIFIER_BUSY ((void *)1)
+
+/* A thread's view of the team's copies: its own items' addresses. */
+static struct kmp_red *red_view(struct kmp_modifier *m, int num, const void *data,
+                                int with_orig)
+{
+    struct kmp_red *v = malloc(sizeof *v + sizeof v->items[0] * (size_t)num);
+    if (v == NULL)
+        bp_fatal("__kmpc_taskred_modifier_init: out of memory");
+    v->n = num;
+    v->threads = m->team->threads;
+    v->modifier = m;
+    for (int i = 0; i < num; i++) {
+        v->items[i] = m->team->items[i];
+        if (with_orig) {
+            const kmp_taskred_input_t *in = (const kmp_taskred_input_t *)data + i;
+            v->items[i].shar = in->reduce_shar;
+            v->items[i].orig = in->reduce_orig;
+        } else {
+            v->items[i].shar = ((const kmp_task_red_input_t *)data + i)->reduce_shar;
+            v->items[i].orig = NULL;
+        }
+    }
+    return v;
+}
+
+static void *modifier_init(int is_ws, int num, void *data, int with_orig)
+{
+    struct bp_thread *t = bp_self();
+    bp_taskgroup_begin(t);
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws);
+    if (slot == NULL)
+        return red_init(num, data, with_orig);
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    void *expect = NULL;
+    struct kmp_modifier *m;
+    /* acq_rel: the first makes the copies; the others wait for them */
+    if (atomic_compare_exchange_strong_explicit(slot, &expect, KMP_MODIFIER_BUSY,
+                                                memory_order_acq_rel, memory_order_acquire)) {
+        m = malloc(sizeof *m);
+        if (m == NULL)
+            bp_fatal("__kmpc_taskred_modifier_init: out of memory");
+        m->team = red_make(num, data, with_orig, t->team_size);
+        atomic_init(&m->arrived, 0);
+        /* release: the copies, made and initialised */
+        atomic_store_explicit(slot, m, memory_order_release);
+    } else {
+        while ((m = atomic_load_explicit(slot, memory_order_acquire)) == KMP_MODIFIER_BUSY)
+            bp_cpu_relax();
+    }
+    if (m->team->n != num)
+        bp_fatal("__kmpc_taskred_modifier_init: %d items where the team's first thread had %d",
+                 num, m->team->n);
+    /* this thread's view: its own items, the team's copies */
+    struct kmp_red *v = red_view(m, num, data, with_orig);
+    g->kmp_reductions = v;
+    g->finish = NULL; /* the fini folds, once every thread's tasks are done */
+    return g;
+}
+
+static void modifier_fini(int is_ws)
+{
+    struct bp_thread *t = bp_self();
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    struct kmp_red *v = g != NULL ? g->kmp_reductions : NULL;
+    if (v == NULL || v->modifier == NULL) { /* a team of one: the group folds */
+        if (g == NULL)
+            bp_fatal("__kmpc_task_reduction_modifier_fini: no task reduction is open");
+        bp_taskgroup_end(t);
+        return;
+    }
+    struct kmp_modifier *m = v->modifier;
+    int threads = m->team->threads;
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws);
+    bp_taskgroup_end(t); /* this thread's tasks, complete */
+    /* acq_rel: the last sees every thread's tasks' writes to the copies */
+    if (atomic_fetch_add_explicit(&m->arrived, 1, memory_order_acq_rel) + 1 == threads) {
+        for (int i = 0; i < m->team->n; i++) {
+            struct kmp_red_item *it = &m->team->items[i];
+            it->shar = v->items[i].shar; /* into this thread's private copy */
+        }
+        struct bp_taskgroup fold = {.kmp_reductions = m->team};
+        kmp_red_finish(&fold);
+        free(m);
+        /* release: the construct's next instance finds it empty */
+        atomic_store_explicit(slot, NULL, memory_order_release);
+    }
+    free(v);
+}
+
 BP_API void *__kmpc_taskred_modifier_init(ident_t *loc, int gtid, int is_ws, int num, void *data)
 {
-    (void)loc, (void)gtid, (void)is_ws, (void)num, (void)data;
-    bp_fatal("__kmpc_taskred_modifier_init: reductions with the task modifier on parallel and "
-             "worksharing constructs are not supported");
+    (void)loc, (void)gtid;
+    return modifier_init(is_ws, num, data, 1);
 }
 
 BP_API void *__kmpc_task_reduction_modifier_init(ident_t *loc, int gtid, int is_ws, int num,
                                                  void *data)
 {
-    (void)loc, (void)gtid, (void)is_ws, (void)num, (void)data;
-    bp_fatal("__kmpc_task_reduction_modifier_init: reductions with the task modifier on "
-             "parallel and worksharing constructs are not supported");
+    (void)loc, (void)gtid;
+    return modifier_init(is_ws, num, data, 0);
 }
 
 BP_API void __kmpc_task_reduction_modifier_fini(ident_t *loc, int gtid, int is_ws)
 {
-    (void)loc, (void)gtid, (void)is_ws;
-    bp_fatal("__kmpc_task_reduction_modifier_fini: reductions with the task modifier on "
-             "parallel and worksharing constructs are not supported");
+    (void)loc, (void)gtid;
+    modifier_fini(is_ws);
 }
 
 /* ---- taskloop ---------------------------------------------------------- */

@@ -108,6 +108,11 @@ int bp_task_queue_full(struct bp_thread *t)
     return d != NULL && bp_deque_size(d) > d->mask;
 }
 
+_Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which)
+{
+    return t->team_size > 1 && t->team_ptr != NULL ? &t->team_ptr->task_red[which != 0] : NULL;
+}
+
 int bp_task_queue_empty(struct bp_thread *t)
 {
     struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;

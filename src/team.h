@@ -134,6 +134,10 @@ struct bp_team {
     _Atomic int inbox_n;
     _Atomic uint32_t inbox_lock;
     struct bp_task *inbox;
+    /* an ABI's team-wide task reductions (reduction(task, ...)), made by
+     * the first thread of the team to reach the construct: a parallel's
+     * (0), a worksharing construct's (1); NULL between constructs */
+    _Atomic(void *) task_red[2];
 };
 _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
                "a team's read-mostly fields fit one BP_LINE");

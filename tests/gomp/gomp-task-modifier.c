@@ -2,8 +2,8 @@
  * (reduction(task, ...): gcc's GOMP_parallel_reductions). Every implicit
  * task contributes, and so does every task with in_reduction, whichever
  * thread runs it and whichever made it; results are exact. Built by gcc
- * and validated on libgomp (clang's __kmpc_taskred_modifier_init is not
- * supported yet), at 1, 2 and 4 threads. */
+ * and clang (__kmpc_taskred_modifier_init, _modifier_fini), validated on
+ * libgomp and libomp, at 1, 2 and 4 threads. */
 #include <omp.h>
 
 #include "gomp-check.h"
