@@ -48,5 +48,9 @@ void bp_gomp_ws_begin(struct bp_thread *t, const struct ws_setup *s);
  * reductions they are (begin; its end is bp_taskgroup_end). */
 void bp_gomp_parallel_reductions(uintptr_t *data, int threads);
 void bp_gomp_reductions_begin(struct bp_thread *t, uintptr_t *data);
+/* A worksharing construct's task reductions (data: the thread's own
+ * descriptor), and their end (GOMP_workshare_task_reduction_unregister). */
+void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data);
+void bp_gomp_workshare_reductions_end(struct bp_thread *t, int cancelled);
 
 #endif

@@ -94,11 +94,11 @@ static void set_gfs_schedule(const char *who, struct ws_setup *s, long sched, ui
     }
 }
 
-/* Task reductions need tasks, which are not supported. */
-static void refuse_extras(const char *who, uintptr_t *reductions)
+/* A construct's task reductions (reduction(task, ...)): gomp_task.c. */
+static void task_reductions(uintptr_t *reductions)
 {
     if (reductions != NULL)
-        bp_fatal("%s: task reductions are not supported", who);
+        bp_gomp_workshare_reductions(bp_self(), reductions);
 }
 
 /* ---- worksharing --------------------------------------------------------- */
@@ -256,7 +256,7 @@ static bool long_generic_start(const char *who, long start, long end, long incr,
                                long chunk, int ordered, long *istart, long *iend,
                                uintptr_t *reductions, void **mem)
 {
-    refuse_extras(who, reductions);
+    task_reductions(reductions);
     struct bp_thread *t = bp_self();
     struct ws_setup s;
     bp_gomp_long_space(who, start, end, incr, &s);
@@ -270,7 +270,7 @@ static bool ull_generic_start(const char *who, bool up, gomp_ull start, gomp_ull
                               gomp_ull *istart, gomp_ull *iend, uintptr_t *reductions,
                               void **mem)
 {
-    refuse_extras(who, reductions);
+    task_reductions(reductions);
     struct bp_thread *t = bp_self();
     struct ws_setup s;
     ull_space(who, up, start, end, incr, &s);
@@ -352,7 +352,7 @@ BP_API unsigned GOMP_sections_start(unsigned count)
 
 BP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    refuse_extras("GOMP_sections2_start", reductions);
+    task_reductions(reductions);
     struct ws_setup s;
     bp_gomp_sections_setup(count, &s);
     ws_begin_mem(bp_self(), &s, mem);
@@ -385,13 +385,17 @@ BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_static_start, unsigned long long)
 BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_dynamic_start, unsigned long long)
 BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_guided_start, unsigned long long)
 
-/* Called after a loop with a task reduction, which GOMP_loop_start refuses:
- * defined so that such a program links and stops there with its message. */
+/* After a worksharing construct with task reductions (or a scope), once
+ * thread 0 has folded the copies. */
 BP_API void GOMP_workshare_task_reduction_unregister(bool cancelled)
 {
-    (void)cancelled;
-    bp_fatal("GOMP_workshare_task_reduction_unregister: task reductions are not supported");
+    bp_gomp_workshare_reductions_end(bp_self(), cancelled);
 }
+
+/* A scope construct with task reductions (OpenMP 5.1): worksharing only in
+ * who makes the copies; its barrier and the unregister are the compiled
+ * code's. */
+BP_API void GOMP_scope_start(uintptr_t *reductions) { task_reductions(reductions); }
 
 /* gcc 9 and later call these generic starts for doacross loops with task
  * reductions. */

@@ -15,6 +15,7 @@
 
 #include "gomp.h"
 #include "internal.h"
+#include "prim.h"
 
 /* gcc's flags (gomp-constants.h). */
 enum {
@@ -268,6 +269,72 @@ static void reduction_register(struct bp_thread *t, uintptr_t *data)
 void bp_gomp_parallel_reductions(uintptr_t *data, int threads)
 {
     copies_register(data, threads > 0 ? (size_t)threads : 1, NULL);
+}
+
+/* A worksharing construct's task reductions (GOMP_loop_start,
+ * GOMP_sections2_start, GOMP_scope_start): every thread passes a
+ * descriptor of its own. The first to arrive gives its items copies for
+ * the team and publishes its descriptor in the team's word; the others
+ * take the same copies into theirs. Each thread runs the construct in a
+ * taskgroup of its own whose reductions they are. After the construct's
+ * barrier thread 0's compiled code folds the copies, and every thread
+ * calls GOMP_workshare_task_reduction_unregister. */
+#define WS_RED_BUSY ((void *)1)
+
+void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
+{
+    bp_taskgroup_begin(t);
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, 1);
+    void *expect = NULL;
+    /* acq_rel: the first makes the copies; the others wait for them */
+    if (slot == NULL || atomic_compare_exchange_strong_explicit(
+                            slot, &expect, WS_RED_BUSY, memory_order_acq_rel,
+                            memory_order_acquire)) {
+        copies_register(data, t->team_size > 0 ? (size_t)t->team_size : 1, g->gomp_reductions);
+        if (slot != NULL) /* release: the copies, made and zeroed */
+            atomic_store_explicit(slot, data, memory_order_release);
+    } else {
+        uintptr_t *first;
+        while ((first = atomic_load_explicit(slot, memory_order_acquire)) == WS_RED_BUSY)
+            bp_cpu_relax();
+        struct registration *r = malloc(sizeof *r);
+        if (r == NULL)
+            bp_fatal("GOMP_loop_start: task reductions: out of memory");
+        r->inherited = g->gomp_reductions;
+        for (uintptr_t *d = data, *f = first;; d = (uintptr_t *)d[4], f = (uintptr_t *)f[4]) {
+            d[2] = f[2]; /* the first thread's copies, the same array */
+            d[6] = f[6];
+            d[5] = 0;
+            if (d[4] == 0) {
+                d[4] = (uintptr_t)r->inherited;
+                break;
+            }
+        }
+        data[5] = (uintptr_t)r;
+    }
+    g->gomp_reductions = data;
+}
+
+void bp_gomp_workshare_reductions_end(struct bp_thread *t, int cancelled)
+{
+    struct bp_taskgroup *g = bp_taskgroup_current(t);
+    uintptr_t *data = g != NULL ? g->gomp_reductions : NULL;
+    if (data == NULL || data[5] == 0)
+        bp_fatal("GOMP_workshare_task_reduction_unregister: no worksharing construct with task "
+                 "reductions is open");
+    struct registration *r = (struct registration *)data[5];
+    bp_taskgroup_end(t); /* its tasks: complete at the construct's barrier already */
+    if (t->tid == 0) { /* it has folded them: the copies go */
+        for (uintptr_t *d = data; d != NULL && d != r->inherited; d = (uintptr_t *)d[4])
+            free((void *)d[2]);
+        _Atomic(void *) *slot = bp_team_reduction_slot(t, 1);
+        if (slot != NULL) /* release: the next construct finds it empty */
+            atomic_store_explicit(slot, NULL, memory_order_release);
+    }
+    free(r);
+    if (!cancelled)
+        bp_barrier(t); /* no thread starts the next construct before the word is empty */
 }
 
 void bp_gomp_reductions_begin(struct bp_thread *t, uintptr_t *data)

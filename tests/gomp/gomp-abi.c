@@ -5,9 +5,10 @@
  * with and without a first chunk) and GOMP_sections2_start, and the
  * team-shared construct memory they hand out (one zeroed block, the same
  * for every thread), and GOMP_teams4 and GOMP_teams, the forms of a teams
- * construct in a target region run on the host. With the argument `buddypool`, also that task
- * reductions, which buddypool refuses, abort with a message naming the entry
- * point, and GOMP_teams4's thread_limit. */
+ * construct in a target region run on the host. With the argument
+ * `buddypool`, also that a loop of step 0 aborts with a message naming the
+ * entry point, and GOMP_teams4's thread_limit (gomp-task-modifier has the
+ * task reductions of GOMP_loop_start and GOMP_sections2_start). */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -206,13 +207,6 @@ static void expect_abort(const char *what, void (*fn)(void), const char *expect)
     }
 }
 
-static void task_reduction(void)
-{
-    uintptr_t reductions[8] = {0};
-    long s, e;
-    GOMP_loop_start(0, 10, 1, 2, 1, &s, &e, reductions, NULL);
-}
-
 /* What gcc does for a scan reduction: a one-iteration static loop whose
  * start asks for team-shared memory, used until the construct's end. */
 static void construct_memory(void)
@@ -256,12 +250,6 @@ static void construct_memory(void)
     EXPECT_GE(team, 1, "construct memory");
     EXPECT_EQ(differs, 0, "every thread gets the same construct memory");
     EXPECT_EQ(dirty, 0, "construct memory starts zeroed");
-}
-
-static void sections_task_reduction(void)
-{
-    uintptr_t reductions[8] = {0};
-    GOMP_sections2_start(3, reductions, NULL);
 }
 
 /* The caller loops while GOMP_teams4 says true, one pass per team of
@@ -331,9 +319,6 @@ int main(int argc, char **argv)
     teams4();
     if (argc > 1 && strcmp(argv[1], "buddypool") == 0) {
         fflush(stdout);
-        expect_abort("task reduction", task_reduction, "GOMP_loop_start");
-        expect_abort("sections task reduction", sections_task_reduction,
-                     "GOMP_sections2_start");
         expect_abort("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
         teams4_limit();
     }

@@ -1,9 +1,12 @@
-/* gomp-task-modifier.c: reductions with the task modifier on parallel
- * (reduction(task, ...): gcc's GOMP_parallel_reductions). Every implicit
- * task contributes, and so does every task with in_reduction, whichever
- * thread runs it and whichever made it; results are exact. Built by gcc
- * and clang (__kmpc_taskred_modifier_init, _modifier_fini), validated on
- * libgomp and libomp, at 1, 2 and 4 threads. */
+/* gomp-task-modifier.c: reductions with the task modifier
+ * (reduction(task, ...)) on parallel, for (static and dynamic), sections
+ * and, for gcc, scope: gcc's GOMP_parallel_reductions, GOMP_loop_start,
+ * GOMP_sections2_start, GOMP_scope_start and
+ * GOMP_workshare_task_reduction_unregister; clang's
+ * __kmpc_taskred_modifier_init and _modifier_fini. Every implicit task or
+ * iteration contributes, and so does every task with in_reduction,
+ * whichever thread runs it and whichever made it; results are exact.
+ * Validated on libgomp and libomp, at 1, 2 and 4 threads. */
 #include <omp.h>
 
 #include "gomp-check.h"
@@ -59,5 +62,48 @@ int main(void)
     }
     EXPECT_EQ(y, 10 * (1 + 2 + 3) + 3 * 5 * 100, "tasks of every thread, nested taskgroups too");
     EXPECT_EQ(z, 3 * 10, "a nested taskgroup's own reduction");
+
+    /* worksharing constructs, one after another, in regions one after
+     * another: each has its own reduction */
+    for (int round = 0; round < 20; round++) {
+        long a = 0, b = 0, c = 0, d = 0;
+        PRAGMA(omp parallel shared(a, b, c, d))
+        {
+            PRAGMA(omp for reduction(task, + : a))
+            for (int i = 0; i < 100; i++) {
+                a += 1;
+                PRAGMA(omp task in_reduction(+ : a) firstprivate(i))
+                a += i;
+            }
+            PRAGMA(omp for schedule(dynamic, 3) reduction(task, + : b))
+            for (int i = 0; i < 50; i++) {
+                PRAGMA(omp task in_reduction(+ : b) firstprivate(i))
+                b += 2 * i;
+            }
+            PRAGMA(omp sections reduction(task, + : c))
+            {
+                PRAGMA(omp section)
+                {
+                    PRAGMA(omp task in_reduction(+ : c))
+                    c += 5;
+                }
+                PRAGMA(omp section)
+                c += 7;
+            }
+#ifndef __clang__ /* clang-22 takes the task modifier on parallel and loops only */
+            PRAGMA(omp scope reduction(task, + : d))
+            {
+                PRAGMA(omp task in_reduction(+ : d))
+                d += 3;
+            }
+#endif
+        }
+        EXPECT_EQ(a, 100 + 4950, "for reduction(task, +): iterations and their tasks");
+        EXPECT_EQ(b, 2 * 1225, "a dynamic loop's own task reduction");
+        EXPECT_EQ(c, 12, "sections reduction(task, +)");
+#ifndef __clang__
+        EXPECT_EQ(d, 3 * team, "scope reduction(task, +): a task per thread");
+#endif
+    }
     return check_summary("gomp-task-modifier");
 }
