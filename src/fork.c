@@ -113,7 +113,9 @@ static int team_size_for(struct bp_thread *t, int n)
 
 int bp_region_size(struct bp_thread *t, int team_size)
 {
-    return team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
+    bp_pool_ensure_init(); /* the caps need the pool's limits */
+    int n = team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
+    return n > 0 ? n : 1;
 }
 
 static void save_team(const struct bp_thread *t, struct team_state *s) { *s = t->team; }
@@ -133,6 +135,7 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv, struct bp_
     t->tid = 0;
     t->level++;
     t->singles = 0;
+    t->ws_red_depth = 0;
     t->constructs = 0;
     t->team_ptr = NULL; /* a team of one shares nothing */
     t->team_loops = NULL;

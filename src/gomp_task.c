@@ -285,7 +285,9 @@ void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
 {
     bp_taskgroup_begin(t);
     struct bp_taskgroup *g = bp_taskgroup_current(t);
-    _Atomic(void *) *slot = bp_team_reduction_slot(t, 1);
+    /* every thread of the team opens the same constructs in the same
+     * order: the depth names the same word on each */
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, ++t->ws_red_depth);
     void *expect = NULL;
     /* acq_rel: the first makes the copies; the others wait for them */
     if (slot == NULL || atomic_compare_exchange_strong_explicit(
@@ -325,10 +327,10 @@ void bp_gomp_workshare_reductions_end(struct bp_thread *t, int cancelled)
                  "reductions is open");
     struct registration *r = (struct registration *)data[5];
     bp_taskgroup_end(t); /* its tasks: complete at the construct's barrier already */
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, t->ws_red_depth--);
     if (t->tid == 0) { /* it has folded them: the copies go */
         for (uintptr_t *d = data; d != NULL && d != r->inherited; d = (uintptr_t *)d[4])
             free((void *)d[2]);
-        _Atomic(void *) *slot = bp_team_reduction_slot(t, 1);
         if (slot != NULL) /* release: the next construct finds it empty */
             atomic_store_explicit(slot, NULL, memory_order_release);
     }

@@ -358,6 +358,7 @@ struct bp_loop {
                           /* words hold its low 32 bits (a worker knows only those) */ \
     uint32_t singles;     /* single constructs met in the current region */            \
     uint32_t constructs;  /* worksharing loops and sections met in the region */       \
+    int ws_red_depth;     /* worksharing constructs with task reductions open in it */ \
     struct bp_loop loop;  /* the worksharing loop this thread is in */                 \
     struct bp_icv icv;    /* the ICVs of the implicit task the thread runs */          \
     int team_sched;       /* the runtime schedule of the team's loops, fixed at */     \
@@ -662,7 +663,10 @@ void bp_taskyield(struct bp_thread *t);
 void bp_taskgroup_begin(struct bp_thread *t);
 void bp_taskgroup_end(struct bp_thread *t);
 /* The team's word for an ABI's team-wide task reductions of a parallel
- * (which 0) or worksharing construct (1); NULL in a team of one. */
+ * (which 0), or of the worksharing construct open at depth which - 1 (1:
+ * the outermost; a scope may hold another construct); NULL in a team of
+ * one. */
+#define BP_WS_RED_DEPTH 8
 _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which);
 /* The innermost taskgroup of t's task; NULL: none. */
 struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t);

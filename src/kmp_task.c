@@ -437,7 +437,7 @@ static void *modifier_init(int is_ws, int num, void *data, int with_orig)
 {
     struct bp_thread *t = bp_self();
     bp_taskgroup_begin(t);
-    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws);
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws ? ++t->ws_red_depth : 0);
     if (slot == NULL)
         return red_init(num, data, with_orig);
     struct bp_taskgroup *g = bp_taskgroup_current(t);
@@ -475,12 +475,14 @@ static void modifier_fini(int is_ws)
     if (v == NULL || v->modifier == NULL) { /* a team of one: the group folds */
         if (g == NULL)
             bp_fatal("__kmpc_task_reduction_modifier_fini: no task reduction is open");
+        if (is_ws)
+            t->ws_red_depth--;
         bp_taskgroup_end(t);
         return;
     }
     struct kmp_modifier *m = v->modifier;
     int threads = m->team->threads;
-    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws);
+    _Atomic(void *) *slot = bp_team_reduction_slot(t, is_ws ? t->ws_red_depth-- : 0);
     bp_taskgroup_end(t); /* this thread's tasks, complete */
     /* acq_rel: the last sees every thread's tasks' writes to the copies */
     if (atomic_fetch_add_explicit(&m->arrived, 1, memory_order_acq_rel) + 1 == threads) {

@@ -395,6 +395,7 @@ static void *worker_main(void *arg)
         t->place = slot->place;
         t->epoch = go->epoch_base;
         t->singles = 0;
+        t->ws_red_depth = 0;
         t->constructs = 0;
         /* a new implicit task: the team's ICVs, published with the go */
         bp_task_icvs(t, &team->icv);

@@ -110,7 +110,10 @@ int bp_task_queue_full(struct bp_thread *t)
 
 _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which)
 {
-    return t->team_size > 1 && t->team_ptr != NULL ? &t->team_ptr->task_red[which != 0] : NULL;
+    if (which < 0 || which > BP_WS_RED_DEPTH)
+        bp_fatal("reduction(task, ...): more than %d worksharing constructs with task "
+                 "reductions open at once", BP_WS_RED_DEPTH);
+    return t->team_size > 1 && t->team_ptr != NULL ? &t->team_ptr->task_red[which] : NULL;
 }
 
 int bp_task_queue_empty(struct bp_thread *t)

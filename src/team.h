@@ -136,8 +136,9 @@ struct bp_team {
     struct bp_task *inbox;
     /* an ABI's team-wide task reductions (reduction(task, ...)), made by
      * the first thread of the team to reach the construct: a parallel's
-     * (0), a worksharing construct's (1); NULL between constructs */
-    _Atomic(void *) task_red[2];
+     * (0), then one per depth of worksharing constructs open (a scope may
+     * hold a loop); NULL between constructs */
+    _Atomic(void *) task_red[1 + BP_WS_RED_DEPTH];
 };
 _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
                "a team's read-mostly fields fit one BP_LINE");

@@ -13,6 +13,21 @@
 
 int main(void)
 {
+    /* the program's first region, of 3 threads: the copies are made for
+     * the team it gets, before the pool has started */
+    long first = 0;
+    int first_team = 0;
+    PRAGMA(omp parallel num_threads(3) reduction(task, + : first) shared(first_team))
+    {
+        first += 1000;
+        PRAGMA(omp single)
+        first_team = omp_get_num_threads();
+        PRAGMA(omp task in_reduction(+ : first))
+        first += 1;
+    }
+    EXPECT_EQ(first_team, 3, "the first region's team");
+    EXPECT_EQ(first, 3 * 1001, "the first region's task reduction");
+
     int team = check_team_size("gomp-task-modifier");
     long x = 0;
     double p = 1;
@@ -66,8 +81,8 @@ int main(void)
     /* worksharing constructs, one after another, in regions one after
      * another: each has its own reduction */
     for (int round = 0; round < 20; round++) {
-        long a = 0, b = 0, c = 0, d = 0;
-        PRAGMA(omp parallel shared(a, b, c, d))
+        long a = 0, b = 0, c = 0, d = 0, e = 0;
+        PRAGMA(omp parallel shared(a, b, c, d, e))
         {
             PRAGMA(omp for reduction(task, + : a))
             for (int i = 0; i < 100; i++) {
@@ -95,6 +110,15 @@ int main(void)
             {
                 PRAGMA(omp task in_reduction(+ : d))
                 d += 3;
+                /* a loop with task reductions of its own inside it */
+                PRAGMA(omp for reduction(task, + : e))
+                for (int i = 0; i < 10; i++) {
+                    PRAGMA(omp task in_reduction(+ : e, d) firstprivate(i))
+                    {
+                        e += i;
+                        d += 100;
+                    }
+                }
             }
 #endif
         }
@@ -102,7 +126,8 @@ int main(void)
         EXPECT_EQ(b, 2 * 1225, "a dynamic loop's own task reduction");
         EXPECT_EQ(c, 12, "sections reduction(task, +)");
 #ifndef __clang__
-        EXPECT_EQ(d, 3 * team, "scope reduction(task, +): a task per thread");
+        EXPECT_EQ(d, 3 * team + 1000, "scope reduction(task, +): a task per thread, and the loop's");
+        EXPECT_EQ(e, 45, "a loop's task reduction inside a scope's");
 #endif
     }
     return check_summary("gomp-task-modifier");
