@@ -622,13 +622,18 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
 /* Its end when a child is still running or not yet freed (a queued
  * descendant still reads its parents), or it made dependences. */
 void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task);
+static inline int bp_task_included_busy(struct bp_task *task)
+{
+    /* acquire: a detached child fulfilled elsewhere, a freed child: their
+     * writes */
+    return atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+           atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
+           task->dep_table != NULL;
+}
 static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
                                         const struct bp_task_frame *fr)
 {
-    /* acquire: a detached child fulfilled elsewhere: its writes */
-    if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
-                             atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
-                             task->dep_table != NULL, 0))
+    if (__builtin_expect(bp_task_included_busy(task), 0))
         bp_task_end_included_slow(t, task);
     t->task = fr->prev;
     if (fr->icv_saved)
@@ -642,9 +647,7 @@ static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *tas
 static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *task,
                                          struct bp_task_frame *fr)
 {
-    if (__builtin_expect(atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
-                             atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
-                             task->dep_table != NULL, 0))
+    if (__builtin_expect(bp_task_included_busy(task), 0))
         bp_task_end_included_slow(t, task);
     if (fr->icv_saved) { /* the parent's, which the next one borrows */
         t->icv = fr->icv;

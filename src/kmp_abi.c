@@ -20,6 +20,15 @@ typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
 
 #include "kmp_invoke.inc"
 
+void bp_kmpc_read_args(const char *who, int32_t argc, void **a, va_list ap)
+{
+    if (argc < 0 || argc > BP_MAX_REGION_ARGS)
+        bp_fatal("%s: %d region arguments; at most %d are supported", who, (int)argc,
+                 BP_MAX_REGION_ARGS);
+    for (int i = 0; i < argc; i++)
+        a[i] = va_arg(ap, void *);
+}
+
 void bp_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **a)
 {
     invoke(fn, gtid, btid, argc, a);
@@ -55,16 +64,12 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
 {
     BP_NOTE_SITE(source_of(loc));
     bp_affinity_clang();
-    if (argc < 0 || argc > BP_MAX_REGION_ARGS)
-        bp_fatal("__kmpc_fork_call: %d region arguments; at most %d are supported",
-                 (int)argc, BP_MAX_REGION_ARGS);
     struct fork_args f;
     f.fn = microtask;
     f.argc = argc;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < argc; i++)
-        f.args[i] = va_arg(ap, void *);
+    bp_kmpc_read_args("__kmpc_fork_call", argc, f.args, ap);
     va_end(ap);
     bp_fork(0, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
 }

@@ -313,16 +313,12 @@ static void kmp_body(void *arg)
 BP_API void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
 {
     (void)loc;
-    if (argc < 0 || argc > BP_MAX_REGION_ARGS)
-        bp_fatal("__kmpc_fork_teams: %d arguments; at most %d are supported", (int)argc,
-                 BP_MAX_REGION_ARGS);
     struct kmp_body b;
     b.fn = microtask;
     b.argc = argc;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < argc; i++)
-        b.args[i] = va_arg(ap, void *);
+    bp_kmpc_read_args("__kmpc_fork_teams", argc, b.args, ap);
     va_end(ap);
     int teams, limit, cap;
     kmp_league(bp_self(), &teams, &limit, &cap);
