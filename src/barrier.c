@@ -22,24 +22,38 @@
 
 /* The barrier completes the team's tasks: its waits run queued ones, and
  * once every thread has arrived each runs them until none made before the
- * barrier is left (taskteam.c). */
-static void barrier_wait(struct bp_thread *t)
+ * barrier is left (taskteam.c). A cancellable one (cancel.c) does not
+ * begin once its region is cancelled, and gives up its wait when that
+ * happens meanwhile: 1 then, with t's episode count put back to the
+ * canceller's. */
+static inline int barrier_wait(struct bp_thread *t, int cancellable)
 {
+    struct bp_team *team = t->team_ptr;
+    /* acquire: the canceller's writes before its cancel */
+    if (cancellable && atomic_load_explicit(&team->cancelled, memory_order_acquire) != 0)
+        goto cancelled;
     uint32_t e = (uint32_t)++t->epoch;
     int n = t->team_size, i = t->tid;
-    struct bp_team *team = t->team_ptr;
     int nrounds = team->nrounds;
     struct bp_round *rounds = team->rounds; /* read once: the calls may not change it */
     struct bp_round *mine = &rounds[i * nrounds];
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         int from = i >= d ? i - d : i - d + n;
         bp_flag_set(&mine[k].flag, e);
-        bp_flag_wait_poll(&rounds[from * nrounds + k].flag, e, 1, &team->tasking, bp_tasks_poll,
-                          t);
+        struct bp_flag *f = &rounds[from * nrounds + k].flag;
+        if (!cancellable)
+            bp_flag_wait_poll(f, e, 1, &team->tasking, bp_tasks_poll, t);
+        else if (!bp_flag_wait_cancel(f, e, &team->tasking, bp_tasks_poll, t, &team->cancelled))
+            goto cancelled;
     }
     /* relaxed: the rounds' acquires order it */
     if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
         bp_tasks_drain_barrier(t, t->epoch); /* e in full */
+    if (!cancellable || atomic_load_explicit(&team->cancelled, memory_order_acquire) == 0)
+        return 0;
+cancelled:
+    bp_cancel_rejoin(t, team);
+    return 1;
 }
 
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
@@ -119,12 +133,25 @@ void bp_barrier(struct bp_thread *t)
     if (bp_profiling) {
         int64_t a = profile_arrive(t);
         if (t->team_size > 1)
-            barrier_wait(t);
+            barrier_wait(t, 0);
         profile_release(t, a);
         return;
     }
     if (t->team_size > 1)
-        barrier_wait(t);
+        barrier_wait(t, 0);
+}
+
+int bp_barrier_cancel(struct bp_thread *t)
+{
+    if (!bp_config.cancellation) {
+        bp_barrier(t);
+        return 0;
+    }
+    int64_t a = bp_profiling ? profile_arrive(t) : 0;
+    int got = t->team_size > 1 ? barrier_wait(t, 1) : 0;
+    if (bp_profiling)
+        profile_release(t, a);
+    return got;
 }
 
 static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)

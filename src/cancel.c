@@ -1,70 +1,224 @@
-/* cancel.c: cancellation, for both ABIs, with cancel-var false: OpenMP
- * says a `cancel` construct then does nothing and a cancellation point is
- * no point, so every construct runs to completion, as it would under
- * libgomp or libomp with OMP_CANCELLATION unset (their default). The
- * entry points are buddypool's so that a preloaded program's cancel never
- * reaches the other runtime with the pool's threads. OMP_CANCELLATION=true
- * is refused with a warning (env.c): cancellation is not supported, and
- * omp_get_cancellation says false. */
+/* cancel.c: cancellation (cancel-var true: OMP_CANCELLATION=true), for both
+ * ABIs. With cancel-var false, OpenMP's default and every runtime's, a
+ * cancel does nothing, a cancellation point is none, and a cancellable
+ * barrier is a barrier: nothing here is read.
+ *
+ * cancel parallel. The first canceller stores its episode (plus one) in
+ * team->cancelled and wakes whoever sleeps on a barrier flag of the team.
+ * Every thread is then at that episode E, or inside barrier E + 1: the
+ * canceller left barrier E, so every thread reached it, and none can leave
+ * E + 1 without the canceller. The cancellable barriers (barrier.c) give up
+ * their wait when they see the word, or do not begin it, and the thread
+ * goes to the region's end; a thread that gives up barrier E + 1 puts its
+ * episode count back to E (bp_cancel_rejoin). So at the join every thread
+ * is at E, whether it saw the cancellation or not, and the join is episode
+ * E + 1 for all, as for any region; the help episodes of the team's tasks
+ * that may follow it too. The barrier flags a given-up wait set to E + 1
+ * are behind the next region's first episode, E + 2, as every word must
+ * be; no barrier past E completed, so no task drain noted one. A thread in a barrier that is not
+ * cancellable (an orphaned construct's) would wait for the canceller for
+ * ever, as in libgomp: OpenMP leaves such a program undefined.
+ *
+ * cancel for / sections. Every thread of the construct is at the same
+ * episode until the barrier that ends it, so the construct is named by
+ * that barrier's episode: the canceller stores it in team->ws_cancelled,
+ * and a cancellation point compares. Nothing has to be cleared between
+ * constructs (the next one has a later episode); thread 0 clears the word
+ * at the join, for the episode counts of tests that move them.
+ *
+ * cancel taskgroup sets the taskgroup's word; cancellation points read it.
+ *
+ * Tasks. A task not yet begun when its region or its taskgroup is
+ * cancelled is discarded: it completes without running its body (its
+ * dependences are released and its event, if it has one, still has to be
+ * fulfilled: the encountering task holds the handle). gcc's GOMP_task does
+ * not make a task in a cancelled region or taskgroup at all, as libgomp.
+ *
+ * The answers follow each ABI's runtime where they differ: gcc's
+ * `cancellation point taskgroup` is also true once the region is
+ * cancelled (libgomp), clang's only for the taskgroup (libomp); a gcc
+ * cancel taskgroup outside a taskgroup still leaves the task. Where
+ * libomp departs from OpenMP, buddypool keeps to OpenMP: the cancellable
+ * barrier that ends a cancelled loop says "not cancelled", where libomp's
+ * answer makes clang code leave the whole region. */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "gomp.h"
 #include "internal.h"
+#include "team.h"
 
-/* gcc: each returns whether the construct was cancelled. */
-BP_API bool GOMP_cancel(int which, bool do_cancel)
+static struct bp_team *team_of(const struct bp_thread *t)
 {
-    (void)which;
-    (void)do_cancel;
-    return false;
+    return t->team_size > 1 ? t->team_ptr : NULL;
+}
+
+int bp_cancelled_region(const struct bp_thread *t)
+{
+    struct bp_team *team = team_of(t);
+    /* acquire: the canceller's writes before its cancel */
+    return team != NULL && atomic_load_explicit(&team->cancelled, memory_order_acquire) != 0;
+}
+
+static struct bp_taskgroup *group_of(struct bp_thread *t)
+{
+    return bp_taskgroup_current(t);
+}
+
+static void cancel_region(struct bp_thread *t, struct bp_team *team)
+{
+    uint64_t none = 0;
+    /* seq_cst: the Dekker pair with the barrier's sleepers (wait.c) */
+    if (!atomic_compare_exchange_strong_explicit(&team->cancelled, &none, t->epoch + 1,
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return; /* cancelled already */
+    for (int i = 0; i < team->cap * team->nrounds; i++)
+        bp_flag_wake_sleepers(&team->rounds[i].flag);
+}
+
+int bp_cancel(struct bp_thread *t, int kind)
+{
+    struct bp_team *team = team_of(t);
+    switch (kind) {
+    case BP_CANCEL_PARALLEL:
+        if (team != NULL)
+            cancel_region(t, team);
+        return 1;
+    case BP_CANCEL_WS:
+        /* relaxed: a cancellation point only compares it */
+        if (team != NULL)
+            atomic_store_explicit(&team->ws_cancelled, t->epoch + 1, memory_order_relaxed);
+        return 1;
+    default: {
+        struct bp_taskgroup *g = group_of(t);
+        if (g == NULL)
+            return 0;
+        /* release: pairs with the acquire of the discarding thread */
+        atomic_store_explicit(&g->cancelled, 1, memory_order_release);
+        return 1;
+    }
+    }
+}
+
+int bp_cancelled(struct bp_thread *t, int kind)
+{
+    struct bp_team *team = team_of(t);
+    switch (kind) {
+    case BP_CANCEL_PARALLEL:
+        return bp_cancelled_region(t);
+    case BP_CANCEL_WS:
+        return team != NULL &&
+               atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed) == t->epoch + 1;
+    default: {
+        struct bp_taskgroup *g = group_of(t);
+        return g != NULL && atomic_load_explicit(&g->cancelled, memory_order_acquire) != 0;
+    }
+    }
+}
+
+int bp_task_cancelled(struct bp_thread *t)
+{
+    return bp_cancelled_region(t) || bp_cancelled(t, BP_CANCEL_TASKGROUP);
+}
+
+int bp_task_discarded(const struct bp_thread *t, const struct bp_task *task)
+{
+    /* acquire: as in bp_cancelled */
+    return (task->group != NULL && atomic_load_explicit(&task->group->cancelled,
+                                                        memory_order_acquire) != 0) ||
+           bp_cancelled_region(t);
+}
+
+void bp_cancel_rejoin(struct bp_thread *t, struct bp_team *team)
+{
+    uint64_t c = atomic_load_explicit(&team->cancelled, memory_order_acquire);
+    if (c != 0)
+        t->epoch = c - 1;
+}
+
+void bp_cancel_clear(struct bp_team *team)
+{
+    /* relaxed: every thread has arrived; the next go publishes them */
+    if (atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+        atomic_store_explicit(&team->cancelled, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed) != 0)
+        atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
+}
+
+/* ---- gcc: each returns whether the construct was cancelled ---------------- */
+
+enum { GOMP_CANCEL_PARALLEL = 1, GOMP_CANCEL_LOOP = 2, GOMP_CANCEL_SECTIONS = 4,
+       GOMP_CANCEL_TASKGROUP = 8 };
+
+static int gomp_kind(int which)
+{
+    if (which & (GOMP_CANCEL_LOOP | GOMP_CANCEL_SECTIONS))
+        return BP_CANCEL_WS;
+    return which & GOMP_CANCEL_TASKGROUP ? BP_CANCEL_TASKGROUP : BP_CANCEL_PARALLEL;
 }
 
 BP_API bool GOMP_cancellation_point(int which)
 {
-    (void)which;
-    return false;
+    if (!bp_config.cancellation)
+        return false;
+    struct bp_thread *t = bp_self();
+    int kind = gomp_kind(which);
+    if (kind == BP_CANCEL_TASKGROUP) /* cancel parallel cancels the tasks too */
+        return bp_task_cancelled(t);
+    return bp_cancelled(t, kind);
+}
+
+BP_API bool GOMP_cancel(int which, bool do_cancel)
+{
+    if (!bp_config.cancellation)
+        return false;
+    if (!do_cancel) /* if(false): a cancellation point */
+        return GOMP_cancellation_point(which);
+    bp_cancel(bp_self(), gomp_kind(which));
+    return true;
 }
 
 BP_API bool GOMP_barrier_cancel(void)
 {
-    bp_barrier(bp_self());
-    return false;
+    return bp_barrier_cancel(bp_self());
 }
 
-void GOMP_loop_end(void);
-void GOMP_sections_end(void);
+/* ---- clang: 1 cancelled, 0 not ------------------------------------------- */
 
-BP_API bool GOMP_loop_end_cancel(void)
-{
-    GOMP_loop_end();
-    return false;
-}
-
-BP_API bool GOMP_sections_end_cancel(void)
-{
-    GOMP_sections_end();
-    return false;
-}
-
-/* clang: 0, not cancelled. */
 typedef struct ident ident_t;
+
+enum { KMP_CANCEL_PARALLEL = 1, KMP_CANCEL_LOOP = 2, KMP_CANCEL_SECTIONS = 3,
+       KMP_CANCEL_TASKGROUP = 4 };
+
+static int kmp_kind(int32_t kind, const char *entry)
+{
+    switch (kind) {
+    case KMP_CANCEL_PARALLEL: return BP_CANCEL_PARALLEL;
+    case KMP_CANCEL_LOOP:
+    case KMP_CANCEL_SECTIONS: return BP_CANCEL_WS;
+    case KMP_CANCEL_TASKGROUP: return BP_CANCEL_TASKGROUP;
+    default: bp_fatal("%s: unknown construct kind %d", entry, (int)kind);
+    }
+}
 
 BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
 {
-    (void)loc, (void)gtid, (void)kind;
-    return 0;
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
 }
 
 BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
 {
-    (void)loc, (void)gtid, (void)kind;
-    return 0;
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
 }
 
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
 {
     (void)loc, (void)gtid;
-    bp_barrier(bp_self());
-    return 0;
+    return bp_barrier_cancel(bp_self());
 }

@@ -187,9 +187,9 @@ static void load_misc_icvs(void)
         bp_config.icv.dynamic = dynamic;
     if (load_bool("OMP_DISPLAY_AFFINITY") == 1)
         bp_config.display_affinity = 1;
-    if (load_bool("OMP_CANCELLATION") == 1)
-        bp_warn("OMP_CANCELLATION=true: cancellation is not supported; cancel-var is false, "
-                "so cancel constructs do nothing and every construct runs to completion");
+    int cancellation = load_bool("OMP_CANCELLATION");
+    if (cancellation >= 0)
+        bp_config.cancellation = cancellation;
     const char *s = getenv("OMP_MAX_TASK_PRIORITY");
     long long v;
     if (s != NULL) {

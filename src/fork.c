@@ -268,6 +268,8 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     int64_t joined_ns = timed ? bp_now_ns() : 0;
     uint32_t used = bp_tasks_join(t, team, f->team_size, t->constructs | t->singles);
     team->epoch = t->epoch;
+    if (bp_config.cancellation)
+        bp_cancel_clear(team);
     if (f->counted) {
         count_busy(-busy_of(f));
     } else if (f->team_size > bp_pool.ncpus) {

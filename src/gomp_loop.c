@@ -319,6 +319,15 @@ BP_API void GOMP_loop_end(void)
 
 BP_API void GOMP_loop_end_nowait(void) { ws_close(bp_self()); }
 
+/* The end of a loop in a region with cancel constructs: its barrier is a
+ * cancellation point (cancel.c); true when the region is cancelled. */
+BP_API bool GOMP_loop_end_cancel(void)
+{
+    struct bp_thread *t = bp_self();
+    ws_close(t);
+    return bp_barrier_cancel(t);
+}
+
 /* libgomp orders chunks (see loop.c): an ordered region waits for the turn
  * of its chunk, which passes on when the thread asks for its next chunk, so
  * the end of a region has nothing to do. */
@@ -367,6 +376,13 @@ BP_API void GOMP_sections_end(void)
 }
 
 BP_API void GOMP_sections_end_nowait(void) { ws_close(bp_self()); }
+
+BP_API bool GOMP_sections_end_cancel(void)
+{
+    struct bp_thread *t = bp_self();
+    ws_close(t);
+    return bp_barrier_cancel(t);
+}
 
 /* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
  * Defined only to stop with a clear message: left undefined, a program

@@ -146,6 +146,10 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         bp_fatal("GOMP_task: a data block of %ld bytes aligned to %ld", arg_size, arg_align);
     int ndeps = (flags & GOMP_TASK_FLAG_DEPEND) && depend != NULL ? depend_count(depend) : 0;
     int has_event = (flags & GOMP_TASK_FLAG_DETACH) && detach != NULL;
+    /* a cancelled region or taskgroup makes no task, as libgomp; one with
+     * an event is made (and discarded), so that its handle is valid */
+    if (bp_config.cancellation && !has_event && bp_task_cancelled(t))
+        return;
     int included = bp_task_included(t);
     if (included && !has_event && ndeps == 0) {
         struct bp_task s; /* bp_task_begin_included sets what it reads */

@@ -63,6 +63,11 @@ void bp_flag_wait_reached(struct bp_flag *f, uint32_t target);
  * or join runs queued tasks while it waits (task.c). */
 void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
                        int (*poll)(void *), void *arg);
+/* bp_flag_wait_poll (reached) that gives up once *stop is non-zero: 1 when
+ * the flag reached target, 0 when stopped. Whoever sets *stop (seq_cst)
+ * then calls bp_flag_wake_sleepers on the flag. */
+int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
+                        int (*poll)(void *), void *arg, const _Atomic uint64_t *stop);
 /* Store value (release, and a full fence against the sleepers check), then
  * wake sleepers if there are any. */
 void bp_flag_set(struct bp_flag *f, uint32_t value);
@@ -135,6 +140,7 @@ struct bp_config {
     int teams_thread_limit; /* OMP_TEAMS_THREAD_LIMIT: teams-thread-limit-var; 0 unset */
     int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
     int display_affinity;  /* OMP_DISPLAY_AFFINITY=true */
+    int cancellation;      /* OMP_CANCELLATION=true: cancel-var (cancel.c) */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
@@ -253,6 +259,7 @@ struct bp_taskgroup {
     uintptr_t *gomp_reductions;
     void *kmp_reductions;
     void (*finish)(struct bp_taskgroup *g);
+    _Atomic int cancelled;     /* cancel taskgroup (cancel.c) */
 };
 
 enum {
@@ -529,6 +536,9 @@ void bp_serial_end(struct bp_thread *t);
 
 /* Barrier of t's team. */
 void bp_barrier(struct bp_thread *t);
+/* A cancellable barrier (a cancellation point of cancel parallel): 1 when
+ * the region is cancelled, at once if it was, or while t waits there. */
+int bp_barrier_cancel(struct bp_thread *t);
 /* Reduction gather: thread 0 combines every thread's data into its own with
  * combine(lhs, rhs), in thread order, and gets 1; the others get 0 once their
  * data has been consumed (nowait) or once thread 0 calls bp_reduce_end. */
@@ -536,6 +546,28 @@ int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), 
 void bp_reduce_end(struct bp_thread *t);
 /* The single construct: 1 for the one thread of t's team that runs it. */
 int bp_single(struct bp_thread *t);
+
+/* ---- cancel.c ----------------------------------------------------------- */
+
+/* The constructs a cancel names; all of it is inert while cancel-var
+ * (bp_config.cancellation) is false. */
+enum { BP_CANCEL_PARALLEL = 1, BP_CANCEL_WS = 2 /* for, sections */, BP_CANCEL_TASKGROUP = 3 };
+/* `cancel`: activate cancellation of t's innermost construct of the kind;
+ * 1 when t is to leave it (0: a taskgroup cancel outside any taskgroup). */
+int bp_cancel(struct bp_thread *t, int kind);
+/* `cancellation point`: is cancellation of the kind active for t? */
+int bp_cancelled(struct bp_thread *t, int kind);
+/* Is t's region cancelled? Its taskgroup? Tasks made there are discarded. */
+int bp_cancelled_region(const struct bp_thread *t);
+int bp_task_cancelled(struct bp_thread *t);
+/* A queued task about to begin on t: discarded (its body never runs) when
+ * its region or its taskgroup is cancelled. */
+int bp_task_discarded(const struct bp_thread *t, const struct bp_task *task);
+/* t gives up a barrier of its cancelled region in team: its episode count
+ * back to the canceller's. bp_cancel_clear: thread 0's, at the join once
+ * every thread has arrived. */
+void bp_cancel_rejoin(struct bp_thread *t, struct bp_team *team);
+void bp_cancel_clear(struct bp_team *team);
 
 /* ---- task.c (the calls) ------------------------------------------------- */
 

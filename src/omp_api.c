@@ -319,9 +319,12 @@ BP_API int omp_is_initial_device(void) { return 1; }
 
 BP_API int omp_get_device_num(void) { return 0; }
 
-/* Cancellation is not supported: cancel-var is false whatever
- * OMP_CANCELLATION says (cancel.c). */
-BP_API int omp_get_cancellation(void) { return 0; }
+/* cancel-var: OMP_CANCELLATION (cancel.c). */
+BP_API int omp_get_cancellation(void)
+{
+    bp_config_load();
+    return bp_config.cancellation;
+}
 
 /* max-task-priority-var (OMP_MAX_TASK_PRIORITY); priorities are hints. */
 BP_API int omp_get_max_task_priority(void)
@@ -394,7 +397,8 @@ BP_API void omp_display_env(int verbose)
     fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", icv->max_active_levels);
     fprintf(f, "  OMP_NUM_TEAMS = '%d'\n  OMP_TEAMS_THREAD_LIMIT = '%d'\n", omp_get_max_teams(),
             omp_get_teams_thread_limit());
-    fprintf(f, "  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '0'\n");
+    fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '0'\n",
+            bp_config.cancellation ? "TRUE" : "FALSE");
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
     if (verbose) {
         fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);

@@ -229,6 +229,11 @@ static void run_profiled(struct bp_thread *t, struct bp_task *task)
 
 void bp_task_run(struct bp_thread *t, struct bp_task *task)
 {
+    if (bp_config.cancellation && !(task->flags & BP_TASK_STARTED) &&
+        bp_task_discarded(t, task)) {
+        pending_done(task); /* discarded: it completes unrun (cancel.c) */
+        return;
+    }
     struct bp_task_frame fr;
     task_enter(t, task, &fr);
     if (bp_profiling)
@@ -262,24 +267,27 @@ static void task_place(struct bp_thread *t, struct bp_task *task)
 
 /* A placed task that runs now, counted nowhere (bp_task_submit): with the
  * ICVs t holds, which are its own, and freed at once when nothing else
- * came to hold it (no child, no dependence). */
+ * came to hold it (no child, no dependence). Discarded (not run) when its
+ * region or taskgroup is cancelled, as a queued one. */
 static void run_uncounted(struct bp_thread *t, struct bp_task *task)
 {
-    struct bp_task_frame fr;
-    fr.prev = bp_task_current(t);
-    fr.icv = *bp_icv(t);
-    fr.icv_ready = t->icv_ready;
-    fr.task_id = t->task_id;
-    fr.lender = t->icv_lender;
-    t->icv_lender = NULL;
-    t->task = task;
-    t->task_id = 0;
-    task->flags |= BP_TASK_STARTED;
-    if (bp_profiling)
-        run_profiled(t, task);
-    else
-        task->body(task);
-    task_leave(t, &fr);
+    if (!bp_config.cancellation || !bp_task_discarded(t, task)) {
+        struct bp_task_frame fr;
+        fr.prev = bp_task_current(t);
+        fr.icv = *bp_icv(t);
+        fr.icv_ready = t->icv_ready;
+        fr.task_id = t->task_id;
+        fr.lender = t->icv_lender;
+        t->icv_lender = NULL;
+        t->task = task;
+        t->task_id = 0;
+        task->flags |= BP_TASK_STARTED;
+        if (bp_profiling)
+            run_profiled(t, task);
+        else
+            task->body(task);
+        task_leave(t, &fr);
+    }
     /* acquire: a child that was freed (its hold dropped) is seen whole */
     if (atomic_load_explicit(&task->mem_holds, memory_order_acquire) == 1 &&
         atomic_load_explicit(&task->refs, memory_order_acquire) == 1 && task->dep_table == NULL) {
@@ -487,6 +495,7 @@ void bp_taskgroup_begin(struct bp_thread *t)
     g->gomp_reductions = g->prev != NULL ? g->prev->gomp_reductions : NULL;
     g->kmp_reductions = NULL;
     g->finish = NULL;
+    atomic_init(&g->cancelled, 0);
     task->group = g;
 }
 

@@ -84,6 +84,8 @@ static void run_range(struct bp_thread *t, const struct bp_taskloop_run *r, uint
             bp_fatal("taskloop: a block of %zu bytes: out of memory", r->scratch_size);
     }
     while (lo < hi) {
+        if (bp_config.cancellation && bp_task_cancelled(t))
+            break; /* the rest are discarded (cancel.c) */
         if (hi - lo > 1 && bp_task_queue_empty(t)) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
             spawn_range(t, r, mid, hi);

@@ -105,6 +105,7 @@ static void set_words(struct bp_team *team, int from)
     atomic_store_explicit(&team->release.value, e, memory_order_relaxed);
     /* every barrier so far is past: its tasks are drained */
     atomic_store_explicit(&team->drained, team->epoch, memory_order_relaxed);
+    atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
     for (int i = from; i < team->cap; i++) {
         atomic_store_explicit(&team->members[i].arrive.value, e, memory_order_relaxed);
         atomic_store_explicit(&team->members[i].joined, e, memory_order_relaxed);

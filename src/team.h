@@ -139,6 +139,13 @@ struct bp_team {
      * (0), then one per depth of worksharing constructs open (a scope may
      * hold a loop); NULL between constructs */
     _Atomic(void *) task_red[1 + BP_WS_RED_DEPTH];
+    /* cancellation (cancel.c), read only where cancel-var is true: cancel
+     * parallel's word (0, or the first canceller's episode plus one, which
+     * the join brings every thread back to), and the episode of the
+     * barrier that ends a cancelled worksharing construct (0: none); both
+     * cleared by thread 0 at the join */
+    alignas(BP_LINE) _Atomic uint64_t cancelled;
+    _Atomic uint64_t ws_cancelled;
 };
 _Static_assert(offsetof(struct bp_team, go0) == 2 * BP_LINE,
                "a team's read-mostly fields fit one BP_LINE");

@@ -124,12 +124,18 @@ void bp_wait_stats_clear(struct bp_wait_stats *w)
  * finds the flag unchanged also reads *watch, and while it is non-zero
  * calls poll(arg), which may run a task; one that did starts the spin
  * afresh. Such a wait does not sleep while *watch is set: work may appear
- * in a queue, and no one would wake it for that. */
-static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached,
-                             const _Atomic int *watch, int (*poll)(void *), void *arg)
+ * in a queue, and no one would wake it for that. With a stop word (a
+ * cancellable barrier: bp_flag_wait_cancel), the wait gives up, returning
+ * 0, once *stop is non-zero; whoever sets it wakes the flag's sleepers
+ * after (the same Dekker pair as the flag's own value: the sleeper reads
+ * *stop after it counts itself in `sleepers`). It returns 1 when the flag
+ * reached its target. */
+static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
+                            const _Atomic int *watch, int (*poll)(void *), void *arg,
+                            const _Atomic uint64_t *stop)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
-        return;
+        return 1;
     /* relaxed: kmp_set_blocktime may change it while threads wait */
     int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
     int oversubscribed =
@@ -152,7 +158,13 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached,
                  * wait that ends within its first round adds no clock read */
                 if (bp_profiling && start >= 0)
                     stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
-                return;
+                return 1;
+            }
+            /* acquire: what the canceller wrote before it set the word */
+            if (stop != NULL && atomic_load_explicit(stop, memory_order_acquire) != 0) {
+                if (bp_profiling && start >= 0)
+                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
+                return 0;
             }
             /* relaxed: a hint; what a task needs comes with its queue */
             if (watch != NULL && atomic_load_explicit(watch, memory_order_relaxed) &&
@@ -183,28 +195,43 @@ static inline void flag_wait(struct bp_flag *f, uint32_t target, int reached,
     }
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
+    int done = 1;
     for (;;) {
         uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
         if (flag_done(v, target, reached))
             break;
+        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
+            done = 0;
+            break;
+        }
         bp_futex_wait(&f->value, v);
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
     if (bp_profiling)
         stat_add(&wait_stats()->sleep_ns, bp_now_ns() - slept_ns);
+    return done;
 }
 
-void bp_flag_wait(struct bp_flag *f, uint32_t target) { flag_wait(f, target, 0, NULL, NULL, NULL); }
+void bp_flag_wait(struct bp_flag *f, uint32_t target)
+{
+    flag_wait(f, target, 0, NULL, NULL, NULL, NULL);
+}
 
 void bp_flag_wait_reached(struct bp_flag *f, uint32_t target)
 {
-    flag_wait(f, target, 1, NULL, NULL, NULL);
+    flag_wait(f, target, 1, NULL, NULL, NULL, NULL);
 }
 
 void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
                        int (*poll)(void *), void *arg)
 {
-    flag_wait(f, target, reached, watch, poll, arg);
+    flag_wait(f, target, reached, watch, poll, arg, NULL);
+}
+
+int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
+                        int (*poll)(void *), void *arg, const _Atomic uint64_t *stop)
+{
+    return flag_wait(f, target, 1, watch, poll, arg, stop);
 }
 
 void bp_flag_publish(struct bp_flag *f, uint32_t value)
