@@ -15,7 +15,6 @@
 
 #include "gomp.h"
 #include "internal.h"
-#include "prim.h"
 
 /* gcc's flags (gomp-constants.h). */
 enum {
@@ -301,9 +300,7 @@ void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
         if (slot != NULL) /* release: the copies, made and zeroed */
             atomic_store_explicit(slot, data, memory_order_release);
     } else {
-        uintptr_t *first;
-        while ((first = atomic_load_explicit(slot, memory_order_acquire)) == WS_RED_BUSY)
-            bp_cpu_relax();
+        uintptr_t *first = bp_wait_while(slot, WS_RED_BUSY);
         struct registration *r = malloc(sizeof *r);
         if (r == NULL)
             bp_fatal("GOMP_loop_start: task reductions: out of memory");

@@ -94,6 +94,10 @@ struct bp_lock_backoff {
     int64_t start_ns;
 };
 int bp_lock_backoff(struct bp_lock_backoff *b);
+/* Wait while *slot is busy, as a lock waits (backing off, then yielding):
+ * for a pointer another thread publishes after a short piece of work.
+ * Its value then. */
+void *bp_wait_while(_Atomic(void *) *slot, void *busy);
 
 /* ---- env.c ------------------------------------------------------------- */
 

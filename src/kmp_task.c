@@ -19,7 +19,6 @@
 
 #include "internal.h"
 #include "kmp.h"
-#include "prim.h"
 
 typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
 typedef union {
@@ -454,8 +453,7 @@ static void *modifier_init(int is_ws, int num, void *data, int with_orig)
         /* release: the copies, made and initialised */
         atomic_store_explicit(slot, m, memory_order_release);
     } else {
-        while ((m = atomic_load_explicit(slot, memory_order_acquire)) == KMP_MODIFIER_BUSY)
-            bp_cpu_relax();
+        m = bp_wait_while(slot, KMP_MODIFIER_BUSY);
     }
     if (m->team->n != num)
         bp_fatal("__kmpc_taskred_modifier_init: %d items where the team's first thread had %d",

@@ -307,6 +307,17 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
     return 1;
 }
 
+void *bp_wait_while(_Atomic(void *) *slot, void *busy)
+{
+    struct bp_lock_backoff b = {0};
+    void *v;
+    /* acquire: what the maker wrote before it published the pointer */
+    while ((v = atomic_load_explicit(slot, memory_order_acquire)) == busy)
+        if (!bp_lock_backoff(&b))
+            sched_yield(); /* the maker's work is short: no futex for it */
+    return v;
+}
+
 void bp_lock(_Atomic uint32_t *word)
 {
     uint32_t c = 0;
