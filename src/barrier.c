@@ -56,6 +56,23 @@ cancelled:
     return 1;
 }
 
+/* A reduction's wait for f to reach episode e. Under cancel-var true it
+ * gives up when the region is cancelled (a thread that skipped the
+ * reduction never comes; the result is then undefined, as OpenMP says):
+ * 0, t's episode count put back to the canceller's (cancel.c). */
+static int reduce_wait(struct bp_thread *t, struct bp_flag *f, uint32_t e)
+{
+    if (!bp_config.cancellation) {
+        bp_flag_wait(f, e);
+        return 1;
+    }
+    struct bp_team *team = t->team_ptr;
+    if (bp_flag_wait_cancel(f, e, NULL, NULL, NULL, &team->cancelled))
+        return 1;
+    bp_cancel_rejoin(t, team);
+    return 0;
+}
+
 /* A blocking reduction: thread 0 folds, and releases at bp_reduce_end. */
 static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *, void *))
 {
@@ -66,12 +83,13 @@ static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *
         /* relaxed: published by the release in bp_flag_set */
         atomic_store_explicit(&m->reduce_data, data, memory_order_relaxed);
         bp_flag_set(&m->arrive, e);
-        bp_flag_wait(&team->release, e);
+        reduce_wait(t, &team->release, e);
         return 0;
     }
     for (int i = 1; i < t->team_size; i++) {
         struct bp_member *m = &team->members[i];
-        bp_flag_wait(&m->arrive, e);
+        if (!reduce_wait(t, &m->arrive, e))
+            return 0;
         /* relaxed: ordered after the acquire in bp_flag_wait */
         combine(data, atomic_load_explicit(&m->reduce_data, memory_order_relaxed));
     }
@@ -90,10 +108,8 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
     atomic_store_explicit(&m[t->tid].reduce_data, data, memory_order_relaxed);
     /* acq_rel: the last arriver sees every thread's data pointer and data */
     if (atomic_fetch_add_explicit(&team->reduce_arrived, 1, memory_order_acq_rel) + 1 !=
-        (uint32_t)n) {
-        bp_flag_wait(&team->release, e); /* until the folder no longer reads data */
-        return t->tid == 0;
-    }
+        (uint32_t)n) /* wait until the folder no longer reads data */
+        return reduce_wait(t, &team->release, e) && t->tid == 0;
     void *into = atomic_load_explicit(&m[0].reduce_data, memory_order_relaxed);
     for (int i = 1; i < n; i++)
         combine(into, atomic_load_explicit(&m[i].reduce_data, memory_order_relaxed));
@@ -158,6 +174,8 @@ static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void 
 {
     if (t->team_size <= 1)
         return 1;
+    if (bp_config.cancellation && bp_cancelled_region(t))
+        return 0; /* the others may have gone: no thread folds */
     return nowait ? reduce_last_folds(t, data, combine) : reduce_gather(t, data, combine);
 }
 

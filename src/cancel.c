@@ -139,8 +139,17 @@ void bp_cancel_rejoin(struct bp_thread *t, struct bp_team *team)
 void bp_cancel_clear(struct bp_team *team)
 {
     /* relaxed: every thread has arrived; the next go publishes them */
-    if (atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+    if (atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0) {
         atomic_store_explicit(&team->cancelled, 0, memory_order_relaxed);
+        /* A construct with task reductions that some threads skipped is
+         * never closed: its word would name a dead thread's data in the
+         * next region. Its copies are left (they may be a thread's that
+         * has gone, with its stack). */
+        for (int i = 0; i <= BP_WS_RED_DEPTH; i++)
+            atomic_store_explicit(&team->task_red[i], NULL, memory_order_relaxed);
+        /* a nowait reduction some threads never reached */
+        atomic_store_explicit(&team->reduce_arrived, 0, memory_order_relaxed);
+    }
     if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed) != 0)
         atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
 }

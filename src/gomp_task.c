@@ -277,12 +277,19 @@ void bp_gomp_parallel_reductions(uintptr_t *data, int threads)
 /* A worksharing construct's task reductions (GOMP_loop_start,
  * GOMP_sections2_start, GOMP_scope_start): every thread passes a
  * descriptor of its own. The first to arrive gives its items copies for
- * the team and publishes its descriptor in the team's word; the others
- * take the same copies into theirs. Each thread runs the construct in a
+ * the team and publishes where they are (a block on the heap: a thread's
+ * descriptor is on its stack, and a cancelled construct's first thread may
+ * leave it before a late one reads) in the team's word; the others take
+ * the same copies into theirs. Each thread runs the construct in a
  * taskgroup of its own whose reductions they are. After the construct's
  * barrier thread 0's compiled code folds the copies, and every thread
  * calls GOMP_workshare_task_reduction_unregister. */
 #define WS_RED_BUSY ((void *)1)
+
+struct ws_copies {
+    size_t n;         /* descriptors in the chain */
+    uintptr_t at[];   /* descriptor k's copies, 2k, and their end, 2k + 1 */
+};
 
 void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
 {
@@ -291,28 +298,46 @@ void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
     /* every thread of the team opens the same constructs in the same
      * order: the depth names the same word on each */
     _Atomic(void *) *slot = bp_team_reduction_slot(t, ++t->ws_red_depth);
+    size_t n = 1;
+    for (uintptr_t *d = data; d[4] != 0; d = (uintptr_t *)d[4])
+        n++;
     void *expect = NULL;
     /* acq_rel: the first makes the copies; the others wait for them */
     if (slot == NULL || atomic_compare_exchange_strong_explicit(
                             slot, &expect, WS_RED_BUSY, memory_order_acq_rel,
                             memory_order_acquire)) {
         copies_register(data, t->team_size > 0 ? (size_t)t->team_size : 1, g->gomp_reductions);
-        if (slot != NULL) /* release: the copies, made and zeroed */
-            atomic_store_explicit(slot, data, memory_order_release);
+        if (slot != NULL) {
+            struct ws_copies *w = malloc(sizeof *w + 2 * n * sizeof w->at[0]);
+            if (w == NULL)
+                bp_fatal("GOMP_loop_start: task reductions: out of memory");
+            w->n = n;
+            uintptr_t *d = data;
+            for (size_t k = 0; k < n; k++, d = (uintptr_t *)d[4]) {
+                w->at[2 * k] = d[2];
+                w->at[2 * k + 1] = d[6];
+            }
+            /* release: the copies, made and zeroed */
+            atomic_store_explicit(slot, w, memory_order_release);
+        }
     } else {
-        uintptr_t *first = bp_wait_while(slot, WS_RED_BUSY);
+        const struct ws_copies *w = bp_wait_while(slot, WS_RED_BUSY);
+        if (w->n != n)
+            bp_fatal("GOMP_loop_start: task reductions: %zu descriptors where the team's first "
+                     "thread had %zu", n, w->n);
         struct registration *r = malloc(sizeof *r);
         if (r == NULL)
             bp_fatal("GOMP_loop_start: task reductions: out of memory");
         r->inherited = g->gomp_reductions;
-        for (uintptr_t *d = data, *f = first;; d = (uintptr_t *)d[4], f = (uintptr_t *)f[4]) {
-            d[2] = f[2]; /* the first thread's copies, the same array */
-            d[6] = f[6];
+        uintptr_t *d = data;
+        for (size_t k = 0; k < n; k++) {
+            d[2] = w->at[2 * k]; /* the first thread's copies, the same array */
+            d[6] = w->at[2 * k + 1];
             d[5] = 0;
-            if (d[4] == 0) {
+            uintptr_t *next = (uintptr_t *)d[4];
+            if (k + 1 == n)
                 d[4] = (uintptr_t)r->inherited;
-                break;
-            }
+            d = next;
         }
         data[5] = (uintptr_t)r;
     }
@@ -329,11 +354,16 @@ void bp_gomp_workshare_reductions_end(struct bp_thread *t, int cancelled)
     struct registration *r = (struct registration *)data[5];
     bp_taskgroup_end(t); /* its tasks: complete at the construct's barrier already */
     _Atomic(void *) *slot = bp_team_reduction_slot(t, t->ws_red_depth--);
-    if (t->tid == 0) { /* it has folded them: the copies go */
+    /* Cancelled, the construct's barrier was given up: threads may still
+     * come to it and use the copies. They stay, and the team's word, until
+     * the join clears it (cancel.c). */
+    if (t->tid == 0 && !cancelled) { /* it has folded them: the copies go */
         for (uintptr_t *d = data; d != NULL && d != r->inherited; d = (uintptr_t *)d[4])
             free((void *)d[2]);
-        if (slot != NULL) /* release: the next construct finds it empty */
+        if (slot != NULL) { /* release: the next construct finds it empty */
+            free(atomic_load_explicit(slot, memory_order_relaxed));
             atomic_store_explicit(slot, NULL, memory_order_release);
+        }
     }
     free(r);
     if (!cancelled)

@@ -276,6 +276,9 @@ enum {
     BP_TASK_WAITED = 1u << 5,   /* undeferred with dependences: its maker */
                                 /* waits for them, then runs it */
     BP_TASK_HOLDS_PARENT = 1u << 6, /* it holds its parent's memory */
+    BP_TASK_DISCARD_BODY = 1u << 7, /* discarded (cancel.c), its body still runs, */
+                                    /* with BP_TASK_DISCARDED, to undo what it must */
+    BP_TASK_DISCARDED = 1u << 8,
 };
 
 /* A task. The ABI layer puts its data after the header (bp_task_payload)

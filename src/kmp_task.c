@@ -49,6 +49,10 @@ static void kmp_body(struct bp_task *task)
 {
     kmp_task_t *kt = bp_task_payload(task);
     int32_t gtid = bp_gtid(bp_self());
+    if (task->flags & BP_TASK_DISCARDED) { /* cancelled: its destructors alone */
+        kt->data1.destructors(gtid, kt);
+        return;
+    }
     /* relaxed: this part holds the task; a later part counts after it */
     uint32_t before = atomic_load_explicit(&task->requeues, memory_order_relaxed);
     kt->routine(gtid, kt);
@@ -72,7 +76,8 @@ BP_API kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t fla
     size_t shareds_at = (sizeof_kmp_task_t + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     uint32_t bf = ((flags & KMP_TASK_TIED) ? 0 : BP_TASK_UNTIED) |
                   ((flags & KMP_TASK_FINAL) ? BP_TASK_FINAL : 0) |
-                  ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS : 0);
+                  ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS | BP_TASK_DISCARD_BODY
+                                                  : 0);
     struct bp_task *task =
         bp_task_new(shareds_at + sizeof_shareds, 64, kmp_body, bf, (const void *)task_entry);
     kmp_task_t *kt = bp_task_payload(task);
@@ -547,7 +552,8 @@ static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_
     if (!nogroup)
         bp_taskgroup_begin(t);
     int deferred = if_val && !bp_task_included(t);
-    uint32_t flags = pat->flags & (BP_TASK_UNTIED | BP_TASK_FINAL | BP_KMP_DESTRUCTORS);
+    uint32_t flags =
+        pat->flags & (BP_TASK_UNTIED | BP_TASK_FINAL | BP_KMP_DESTRUCTORS | BP_TASK_DISCARD_BODY);
     uint64_t first = 0;
     for (uint64_t k = 0; k < plan.ntasks; k++) {
         uint64_t count = bp_taskloop_count(&plan, k);

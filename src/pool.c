@@ -445,8 +445,9 @@ static void *worker_main(void *arg)
         t->task = NULL;
         t->epoch++;
         me->used_shared = used;
-        /* relaxed: published by the arrive's store below */
-        atomic_store_explicit(&me->joined, end, memory_order_relaxed);
+        /* release: a cancelled region's join reads it, not arrive, which a
+         * given-up reduction may have set to the same episode (fork.c) */
+        atomic_store_explicit(&me->joined, end, memory_order_release);
         /* the join, publishing used_shared */
         bp_flag_set(&me->arrive, end);
         /* release: the team is not touched after this (bp_pool_quiesce) */

@@ -38,6 +38,12 @@ static inline void bp_futex_wait(const void *addr, uint32_t expected)
      * every caller re-checks its condition in a loop. */
     syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
+/* The same, for at most ns nanoseconds (ns < 1e9). */
+static inline void bp_futex_wait_ns(const void *addr, uint32_t expected, long ns)
+{
+    struct timespec ts = {0, ns};
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
+}
 static inline void bp_futex_wake(const void *addr, int n)
 {
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
@@ -46,6 +52,7 @@ static inline void bp_futex_wake(const void *addr, int n)
 /* Portable: one process-wide mutex and condition variable (wait.c). Every
  * wake wakes every sleeper, which re-checks its word: slower, still exact. */
 void bp_futex_wait(const void *addr, uint32_t expected);
+void bp_futex_wait_ns(const void *addr, uint32_t expected, long ns);
 void bp_futex_wake(const void *addr, int n);
 #endif
 

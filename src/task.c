@@ -227,11 +227,21 @@ static void run_profiled(struct bp_thread *t, struct bp_task *task)
         bp_trace_event(t, BP_TRACE_TASK, task->fn, start, end);
 }
 
+/* A task discarded by cancellation completes without running its code;
+ * its ABI may still have to undo something (clang's destructors). */
+static void task_discard(struct bp_task *task)
+{
+    task->flags |= BP_TASK_STARTED | BP_TASK_DISCARDED;
+    if (task->flags & BP_TASK_DISCARD_BODY)
+        task->body(task);
+}
+
 void bp_task_run(struct bp_thread *t, struct bp_task *task)
 {
     if (bp_config.cancellation && !(task->flags & BP_TASK_STARTED) &&
         bp_task_discarded(t, task)) {
-        pending_done(task); /* discarded: it completes unrun (cancel.c) */
+        task_discard(task);
+        pending_done(task);
         return;
     }
     struct bp_task_frame fr;
@@ -271,7 +281,9 @@ static void task_place(struct bp_thread *t, struct bp_task *task)
  * region or taskgroup is cancelled, as a queued one. */
 static void run_uncounted(struct bp_thread *t, struct bp_task *task)
 {
-    if (!bp_config.cancellation || !bp_task_discarded(t, task)) {
+    if (bp_config.cancellation && bp_task_discarded(t, task)) {
+        task_discard(task);
+    } else {
         struct bp_task_frame fr;
         fr.prev = bp_task_current(t);
         fr.icv = *bp_icv(t);

@@ -145,6 +145,15 @@ static void maybe_help(struct bp_thread *t, struct bp_team *team)
             atomic_load_explicit(&m->joined, memory_order_relaxed) != end)
             return;
     }
+    /* A cancelled region's workers may have skipped barriers thread 0 is
+     * still to give up, which would put its count back past this join
+     * (cancel.c): its tasks are discarded anyway, and the join's own help
+     * episode comes after. acquire: a worker cancelled before it arrived. */
+    if (bp_config.cancellation) {
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+            return;
+    }
     t->epoch++;
     team->help_used = bp_join_children(t, team, 0, t->team_size, end);
     bp_task_count_made(t, team); /* thread 0's code: one more until it ends */

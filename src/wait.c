@@ -42,6 +42,21 @@ void bp_futex_wait(const void *addr, uint32_t expected)
     pthread_mutex_unlock(&futex_mutex);
 }
 
+void bp_futex_wait_ns(const void *addr, uint32_t expected, long ns)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at); /* the condition variable's clock */
+    at.tv_nsec += ns;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&futex_mutex);
+    if (atomic_load((_Atomic uint32_t *)addr) == expected)
+        pthread_cond_timedwait(&futex_cond, &futex_mutex, &at);
+    pthread_mutex_unlock(&futex_mutex);
+}
+
 void bp_futex_wake(const void *addr, int n)
 {
     (void)addr;
@@ -65,6 +80,7 @@ enum {
     BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
     BP_READS_PER_CLOCK_YIELDING = 4, /* the same while yielding */
     BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
+    BP_STOP_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a sleep with a stop word, at most */
 };
 
 /* Has `value` reached `target`? Exactly, or (reached) at or past it in
@@ -127,9 +143,11 @@ void bp_wait_stats_clear(struct bp_wait_stats *w)
  * in a queue, and no one would wake it for that. With a stop word (a
  * cancellable barrier: bp_flag_wait_cancel), the wait gives up, returning
  * 0, once *stop is non-zero; whoever sets it wakes the flag's sleepers
- * after (the same Dekker pair as the flag's own value: the sleeper reads
- * *stop after it counts itself in `sleepers`). It returns 1 when the flag
- * reached its target. */
+ * after, which ends the sleep of one already in the kernel. The flag's
+ * value does not change, so a wake that falls between a sleeper's last
+ * read of *stop and its futex call is lost: such a sleep is timed (1 ms,
+ * doubling to BP_STOP_SLEEP_MAX_NS), and the sleeper reads *stop again at
+ * each return. It returns 1 when the flag reached its target. */
 static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
                             const _Atomic int *watch, int (*poll)(void *), void *arg,
                             const _Atomic uint64_t *stop)
@@ -196,15 +214,22 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
     int done = 1;
+    long stop_sleep_ns = 1000000;
     for (;;) {
         uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
         if (flag_done(v, target, reached))
             break;
-        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
+        if (stop == NULL) {
+            bp_futex_wait(&f->value, v);
+            continue;
+        }
+        if (atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
             done = 0;
             break;
         }
-        bp_futex_wait(&f->value, v);
+        bp_futex_wait_ns(&f->value, v, stop_sleep_ns);
+        if (stop_sleep_ns < BP_STOP_SLEEP_MAX_NS)
+            stop_sleep_ns *= 2;
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
     if (bp_profiling)

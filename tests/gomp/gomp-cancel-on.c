@@ -301,12 +301,72 @@ static void cancel_parallel_tasks(void)
     EXPECT_EQ(after, 0, "cancel parallel with tasks: no thread past the barrier");
 }
 
+/* cancel parallel by a worker while thread 0 has not yet met a
+ * cancellation point: by the time thread 0 makes its tasks, the others
+ * have finished the region's code; then its barrier finds the region
+ * cancelled. */
+static void cancel_then_tasks(void)
+{
+    int ran = 0, after = 0;
+    PRAGMA(omp parallel shared(ran, after))
+    {
+        if (omp_get_thread_num() == 0) {
+            if (omp_get_num_threads() > 1)
+                usleep(2000);
+            for (int i = 0; i < TASKS; i++) {
+                PRAGMA(omp task shared(ran))
+                {
+                    PRAGMA(omp atomic)
+                    ran++;
+                }
+            }
+        } else if (omp_get_thread_num() == omp_get_num_threads() - 1) {
+            PRAGMA(omp cancel parallel)
+        }
+        PRAGMA(omp barrier)
+        PRAGMA(omp atomic)
+        after++;
+    }
+    EXPECT_LE(ran, TASKS, "tasks after a cancel: run at most once");
+    EXPECT_EQ(after, omp_get_max_threads() > 1 ? 0 : 1, "tasks after a cancel: the barrier");
+}
+
+/* cancel parallel by thread 0 before a loop with task reductions that the
+ * others enter; the next such loop, in the next region, is exact. */
+static void cancel_task_reduction(int team)
+{
+    long x = 0;
+    PRAGMA(omp parallel shared(x))
+    {
+        if (omp_get_thread_num() == 0) {
+            PRAGMA(omp cancel parallel)
+        }
+        PRAGMA(omp for reduction(task, + : x))
+        for (int i = 0; i < 64; i++) {
+            PRAGMA(omp task in_reduction(+ : x))
+            x += i;
+        }
+    }
+    long y = 0;
+    PRAGMA(omp parallel shared(y))
+    {
+        PRAGMA(omp for reduction(task, + : y))
+        for (int i = 0; i < 64; i++) {
+            PRAGMA(omp task in_reduction(+ : y))
+            y += i;
+        }
+    }
+    EXPECT_EQ(y, 64 * 63 / 2, "a task reduction after a cancelled one");
+    (void)team;
+}
+
 /* CANCEL_CASES, if set: the cases to run, by their letters (p
  * parallel, l parallel by a static loop, d by a dynamic one, f for, s sections, g taskgroup, t
- * parallel with tasks); all by default. */
+ * parallel with tasks, h tasks after a worker's cancel, r a skipped loop
+ * with task reductions); all by default. */
 int main(void)
 {
-    const char *cases = getenv("CANCEL_CASES") != NULL ? getenv("CANCEL_CASES") : "pldfsgt";
+    const char *cases = getenv("CANCEL_CASES") != NULL ? getenv("CANCEL_CASES") : "pldfsgthr";
     int team = check_team_size("gomp-cancel-on");
     EXPECT_EQ(omp_get_cancellation(), 1, "cancel-var under OMP_CANCELLATION=true");
     for (int r = 0; r < ROUNDS; r++) {
@@ -319,6 +379,8 @@ int main(void)
             case 's': cancel_sections(team); break;
             case 'g': cancel_taskgroup(); break;
             case 't': cancel_parallel_tasks(); break;
+            case 'h': cancel_then_tasks(); break;
+            case 'r': cancel_task_reduction(team); break;
             default: fprintf(stderr, "unknown case '%c'\n", *c); return 2;
             }
             normal_region(team, "a region after a cancelled one");
