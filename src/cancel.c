@@ -142,11 +142,16 @@ void bp_cancel_clear(struct bp_team *team)
     if (atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0) {
         atomic_store_explicit(&team->cancelled, 0, memory_order_relaxed);
         /* A construct with task reductions that some threads skipped is
-         * never closed: its word would name a dead thread's data in the
-         * next region. Its copies are left (they may be a thread's that
-         * has gone, with its stack). */
-        for (int i = 0; i <= BP_WS_RED_DEPTH; i++)
+         * never closed by them: its copies go now, its tasks complete. */
+        for (int i = 0; i <= BP_WS_RED_DEPTH; i++) {
+            struct bp_team_red *r = atomic_load_explicit(&team->task_red[i],
+                                                         memory_order_relaxed);
+            if (r == NULL)
+                continue;
+            if (r != BP_TEAM_RED_BUSY) /* never: its maker publishes before it goes on */
+                r->drop(r);
             atomic_store_explicit(&team->task_red[i], NULL, memory_order_relaxed);
+        }
         /* a nowait reduction some threads never reached */
         atomic_store_explicit(&team->reduce_arrived, 0, memory_order_relaxed);
     }

@@ -284,12 +284,19 @@ void bp_gomp_parallel_reductions(uintptr_t *data, int threads)
  * taskgroup of its own whose reductions they are. After the construct's
  * barrier thread 0's compiled code folds the copies, and every thread
  * calls GOMP_workshare_task_reduction_unregister. */
-#define WS_RED_BUSY ((void *)1)
-
 struct ws_copies {
+    struct bp_team_red head;
     size_t n;         /* descriptors in the chain */
     uintptr_t at[];   /* descriptor k's copies, 2k, and their end, 2k + 1 */
 };
+
+static void ws_copies_drop(struct bp_team_red *self)
+{
+    struct ws_copies *w = (struct ws_copies *)self;
+    for (size_t k = 0; k < w->n; k++)
+        free((void *)w->at[2 * k]);
+    free(w);
+}
 
 void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
 {
@@ -304,13 +311,14 @@ void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
     void *expect = NULL;
     /* acq_rel: the first makes the copies; the others wait for them */
     if (slot == NULL || atomic_compare_exchange_strong_explicit(
-                            slot, &expect, WS_RED_BUSY, memory_order_acq_rel,
+                            slot, &expect, BP_TEAM_RED_BUSY, memory_order_acq_rel,
                             memory_order_acquire)) {
         copies_register(data, t->team_size > 0 ? (size_t)t->team_size : 1, g->gomp_reductions);
         if (slot != NULL) {
             struct ws_copies *w = malloc(sizeof *w + 2 * n * sizeof w->at[0]);
             if (w == NULL)
                 bp_fatal("GOMP_loop_start: task reductions: out of memory");
+            w->head.drop = ws_copies_drop;
             w->n = n;
             uintptr_t *d = data;
             for (size_t k = 0; k < n; k++, d = (uintptr_t *)d[4]) {
@@ -321,7 +329,7 @@ void bp_gomp_workshare_reductions(struct bp_thread *t, uintptr_t *data)
             atomic_store_explicit(slot, w, memory_order_release);
         }
     } else {
-        const struct ws_copies *w = bp_wait_while(slot, WS_RED_BUSY);
+        const struct ws_copies *w = bp_wait_while(slot, BP_TEAM_RED_BUSY);
         if (w->n != n)
             bp_fatal("GOMP_loop_start: task reductions: %zu descriptors where the team's first "
                      "thread had %zu", n, w->n);

@@ -710,6 +710,14 @@ void bp_taskgroup_end(struct bp_thread *t);
  * one. */
 #define BP_WS_RED_DEPTH 8
 _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which);
+/* What a word holds: NULL, BP_TEAM_RED_BUSY while its first thread makes
+ * the copies, then an ABI's block, which begins with how to free it and
+ * its copies when a cancelled region's join finds it still there
+ * (cancel.c: the threads that would have freed it skipped the construct). */
+#define BP_TEAM_RED_BUSY ((void *)1)
+struct bp_team_red {
+    void (*drop)(struct bp_team_red *self);
+};
 /* The innermost taskgroup of t's task; NULL: none. */
 struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t);
 /* Is t's task final (omp_in_final)? */

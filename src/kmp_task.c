@@ -408,10 +408,25 @@ BP_API void *__kmpc_task_reduction_get_th_data(int gtid, void *tskgrp, void *dat
  * private copy, which the construct's ordinary reduction then combines
  * with the others'. In a team of one it is a taskgroup reduction. */
 struct kmp_modifier {
+    struct bp_team_red head;
     struct kmp_red *team; /* the copies */
     _Atomic int arrived;  /* threads past their fini */
 };
-#define KMP_MODIFIER_BUSY ((void *)1)
+
+/* A cancelled region's: its copies finalised, not folded. */
+static void modifier_drop(struct bp_team_red *self)
+{
+    struct kmp_modifier *m = (struct kmp_modifier *)self;
+    struct kmp_red *r = m->team;
+    for (int i = 0; i < r->n; i++) {
+        struct kmp_red_item *it = &r->items[i];
+        for (int k = 0; it->fini != NULL && k < r->threads; k++)
+            it->fini(it->copies + (size_t)k * it->stride);
+        free(it->copies);
+    }
+    free(r);
+    free(m);
+}
 
 /* A thread's view of the team's copies: its own items' addresses. */
 static struct kmp_red *red_view(struct kmp_modifier *m, int num, const void *data,
@@ -448,17 +463,18 @@ static void *modifier_init(int is_ws, int num, void *data, int with_orig)
     void *expect = NULL;
     struct kmp_modifier *m;
     /* acq_rel: the first makes the copies; the others wait for them */
-    if (atomic_compare_exchange_strong_explicit(slot, &expect, KMP_MODIFIER_BUSY,
+    if (atomic_compare_exchange_strong_explicit(slot, &expect, BP_TEAM_RED_BUSY,
                                                 memory_order_acq_rel, memory_order_acquire)) {
         m = malloc(sizeof *m);
         if (m == NULL)
             bp_fatal("__kmpc_taskred_modifier_init: out of memory");
+        m->head.drop = modifier_drop;
         m->team = red_make(num, data, with_orig, t->team_size);
         atomic_init(&m->arrived, 0);
         /* release: the copies, made and initialised */
         atomic_store_explicit(slot, m, memory_order_release);
     } else {
-        m = bp_wait_while(slot, KMP_MODIFIER_BUSY);
+        m = bp_wait_while(slot, BP_TEAM_RED_BUSY);
     }
     if (m->team->n != num)
         bp_fatal("__kmpc_taskred_modifier_init: %d items where the team's first thread had %d",
