@@ -150,7 +150,13 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     if (bp_config.cancellation && !has_event && bp_task_cancelled(t))
         return;
     int included = bp_task_included(t);
-    if (included && !has_event && ndeps == 0) {
+    /* On the stack, as an included task, unless it must be counted: one
+     * that waits for an event or dependences. An undeferred one (if(0), or
+     * its maker's queue full) too, as libgomp does: it runs now either way,
+     * and its children are counted as any (except when profiling, whose
+     * per-task figures come with the counted path). */
+    if (!has_event && ndeps == 0 &&
+        (included || (!bp_profiling && (!if_clause || bp_task_queue_full(t))))) {
         struct bp_task s; /* bp_task_begin_included sets what it reads */
         struct bp_task_frame fr;
         bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);

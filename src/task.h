@@ -25,8 +25,7 @@ void bp_task_count_made(struct bp_thread *t, struct bp_team *team);
 void bp_task_count_done(struct bp_team *team);
 /* Queue task on t's deque; 0 when it is full (the caller runs it). */
 int bp_task_queue(struct bp_thread *t, struct bp_task *task);
-/* Is t's own deque full (a task made now would run at once)? Empty? */
-int bp_task_queue_full(struct bp_thread *t);
+/* Is t's own deque empty? (Full: internal.h.) */
 int bp_task_queue_empty(struct bp_thread *t);
 /* Run a task of t's own deque (or the inbox) that descends from waiting;
  * 1 if it ran one. */
