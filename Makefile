@@ -6,10 +6,10 @@ JOBS ?= $(shell nproc)
 # profile checks, the MLIR 22 tools (mlir-opt, mlir-translate, llc) that
 # lower the test kernels, and clang 22 with LLVM's libomp for the builds the
 # benchmarks compare (libgomp comes with gcc); libnuma for `buddypool run
-# --numa`, elfutils for the names in `buddypool report`, and Chromium for the
-# test that loads its HTML report.
+# --numa`, elfutils for the names in `buddypool report`, Chromium for the
+# test that loads its HTML report, and gfortran for the Fortran API's test.
 PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
-	clang-22 libomp-22-dev libnuma1 chromium elfutils
+	clang-22 libomp-22-dev libnuma1 chromium elfutils gfortran
 # Real libraries built for libgomp that the tests run on the pool (tests/libs):
 # the OpenMP build of OpenBLAS, which the tests load by its path and not
 # through the libblas alternatives (the package registers its alternative on

@@ -173,6 +173,23 @@ void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 
 /* ---- omp_api.c ---------------------------------------------------------- */
 
+/* omp.h's enums, as the omp_* functions of omp_api.c take and give them
+ * (fortran.c calls those too). */
+typedef enum omp_sched_t {
+    omp_sched_static = 1,
+    omp_sched_dynamic = 2,
+    omp_sched_guided = 3,
+    omp_sched_auto = 4,
+    omp_sched_monotonic = (int)0x80000000u,
+} omp_sched_t;
+typedef enum omp_proc_bind_t {
+    omp_proc_bind_false = 0,
+    omp_proc_bind_true = 1,
+    omp_proc_bind_primary = 2,
+    omp_proc_bind_close = 3,
+    omp_proc_bind_spread = 4,
+} omp_proc_bind_t;
+
 void omp_display_env(int verbose);
 /* places.c's places API, which omp_display_env prints */
 int omp_get_num_places(void);

@@ -103,14 +103,6 @@ BP_API int omp_get_max_active_levels(void) { return bp_icv(bp_self())->max_activ
 
 BP_API int omp_get_supported_active_levels(void) { return BP_SUPPORTED_LEVELS; }
 
-typedef enum omp_sched_t {
-    omp_sched_static = 1,
-    omp_sched_dynamic = 2,
-    omp_sched_guided = 3,
-    omp_sched_auto = 4,
-    omp_sched_monotonic = (int)0x80000000u,
-} omp_sched_t;
-
 /* run-sched-var of the calling task, the monotonic modifier kept. A chunk
  * below 1 means the default (0 for static, as libgomp and libomp give it
  * back; 1 for the others). */
@@ -141,14 +133,6 @@ BP_API double omp_get_wtick(void)
         return 1e-9;
     return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
 }
-
-typedef enum omp_proc_bind_t {
-    omp_proc_bind_false = 0,
-    omp_proc_bind_true = 1,
-    omp_proc_bind_primary = 2,
-    omp_proc_bind_close = 3,
-    omp_proc_bind_spread = 4,
-} omp_proc_bind_t;
 
 /* bind-var of the calling task: OMP_PROC_BIND's entry for its level; unset,
  * close (worker i sits on the i-th place from its forker's), true with
