@@ -135,12 +135,12 @@ static uint32_t task_flags(unsigned flags)
            ((flags & GOMP_TASK_FLAG_UNTIED) ? BP_TASK_UNTIED : 0);
 }
 
-BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                      long arg_size, long arg_align, bool if_clause, unsigned flags,
-                      void **depend, int priority, void *detach)
+/* Every task but an included one with a plain block (GOMP_task). */
+static __attribute__((noinline)) void task_slow(struct bp_thread *t, void (*fn)(void *),
+                                                 void *data, void (*cpyfn)(void *, void *),
+                                                 long arg_size, long arg_align, bool if_clause,
+                                                 unsigned flags, void **depend, void *detach)
 {
-    (void)priority; /* a hint: tasks run in the order the queues give */
-    struct bp_thread *t = bp_self();
     if (arg_size < 0 || arg_align < 0 || (arg_align & (arg_align - 1)) != 0)
         bp_fatal("GOMP_task: a data block of %ld bytes aligned to %ld", arg_size, arg_align);
     int ndeps = (flags & GOMP_TASK_FLAG_DEPEND) && depend != NULL ? depend_count(depend) : 0;
@@ -186,6 +186,29 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     bp_task_submit_deps(t, task, deps, ndeps, if_clause && !included);
     if (deps != small)
         free(deps);
+}
+
+/* An included task (a team of one, a final task) with no event, no
+ * dependences and no cancellation in force runs here, in a function small
+ * enough that entering it costs little; every other task in task_slow. */
+BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, bool if_clause, unsigned flags,
+                      void **depend, int priority, void *detach)
+{
+    (void)priority; /* a hint: tasks run in the order the queues give */
+    struct bp_thread *t = bp_self();
+    __asm__("" : "+r"(t)); /* held in a register, not recomputed from TLS at each use */
+    if (__builtin_expect((flags & (GOMP_TASK_FLAG_DEPEND | GOMP_TASK_FLAG_DETACH)) == 0 &&
+                             cpyfn == NULL && !bp_config.cancellation && bp_task_included(t),
+                         1)) {
+        struct bp_task s; /* bp_task_begin_included sets what it reads */
+        struct bp_task_frame fr;
+        bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
+        fn(data);
+        bp_task_end_included(t, &s, &fr);
+        return;
+    }
+    task_slow(t, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
 }
 
 BP_API void GOMP_taskwait(void) { bp_taskwait(bp_self()); }
