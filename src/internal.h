@@ -296,6 +296,7 @@ enum {
     BP_TASK_DISCARD_BODY = 1u << 7, /* discarded (cancel.c), its body still runs, */
                                     /* with BP_TASK_DISCARDED, to undo what it must */
     BP_TASK_DISCARDED = 1u << 8,
+    BP_TASK_ON_STACK = 1u << 9, /* an included task on its maker's stack */
 };
 
 /* A task. The ABI layer puts its data after the header (bp_task_payload)
@@ -331,7 +332,9 @@ struct bp_task {
     /* dependences (taskdep.c): its predecessors not complete (plus one
      * while it is being registered), its own successors, and its
      * children's table; a task readied by another's completion waits in
-     * its team's inbox through next_ready when it cannot be queued */
+     * its team's inbox through next_ready when it cannot be queued; a
+     * task on the stack (BP_TASK_ON_STACK) that made a counted child has
+     * its heap stand-in there (task.c) */
     _Atomic int32_t npred;
     struct bp_dep_node *dep;
     struct bp_dep_table *dep_table;
@@ -655,8 +658,9 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     struct bp_task *parent = bp_task_current(t);
     task->parent = parent;
     task->depth = parent->depth + 1;
-    task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED;
+    task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED | BP_TASK_ON_STACK;
     task->fn = fn;
+    task->next_ready = NULL; /* no stand-in yet */
     task->group = parent->group;
     task->in_group = NULL;
     task->team = NULL;
@@ -684,7 +688,7 @@ static inline int bp_task_included_busy(struct bp_task *task)
 {
     /* acquire: a detached child fulfilled elsewhere, a freed child: their
      * writes */
-    return atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
+    return task->next_ready != NULL || atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
            atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
            task->dep_table != NULL;
 }

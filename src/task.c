@@ -254,10 +254,46 @@ void bp_task_run(struct bp_thread *t, struct bp_task *task)
     pending_done(task);
 }
 
+/* An included task on the stack that makes a counted child (one that may
+ * outlive it: queued, detached, with dependences) gets a heap stand-in,
+ * which becomes the thread's task in its place: its children are the
+ * stand-in's, and so are its taskwaits and taskgroups from then on. So
+ * the stack task ends without waiting for them (a detached child may
+ * complete only after the code past the task has run, and OpenMP lets an
+ * undeferred task end before its children); the stand-in completes when
+ * they have. s is t's task; fr, its frame: t's icv_lender (set by
+ * bp_task_begin_included), whose lender is the enclosing task's frame. An
+ * enclosing task on the stack gets its stand-in first, which s's frame
+ * gives back to the thread when s ends. */
+static struct bp_task *stand_in(struct bp_thread *t, struct bp_task *s, struct bp_task_frame *fr)
+{
+    if (s->next_ready != NULL)
+        return s->next_ready;
+    struct bp_task *p = s->parent;
+    if (p->flags & BP_TASK_ON_STACK)
+        p = stand_in(t, p, fr->lender);
+    struct bp_task *h = bp_task_new(0, 1, NULL, s->flags & ~BP_TASK_ON_STACK, s->fn);
+    h->parent = p;
+    h->depth = s->depth;
+    h->group = s->group;
+    h->icv = *bp_icv(t);
+    if (p->mem != NULL || !(p->flags & BP_TASK_IMPLICIT)) {
+        bp_task_hold(p);
+        h->flags |= BP_TASK_HOLDS_PARENT;
+    }
+    s->next_ready = h;
+    fr->prev = p;
+    if (t->task == s)
+        t->task = h;
+    return h;
+}
+
 /* Make task t's task's child, its data environment the task's own. */
 static void task_place(struct bp_thread *t, struct bp_task *task)
 {
     struct bp_task *parent = bp_task_current(t);
+    if (parent->flags & BP_TASK_ON_STACK)
+        parent = stand_in(t, parent, t->icv_lender);
     task->parent = parent;
     task->depth = parent->depth + 1;
     task->icv = *bp_icv(t);
@@ -411,6 +447,12 @@ static int holds_released(const void *arg)
  * frame after it returns. */
 void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task)
 {
+    struct bp_task *h = task->next_ready;
+    if (h != NULL) { /* its stand-in's children hold that one, not it */
+        task->next_ready = NULL;
+        pending_done(h);
+        return;
+    }
     if (atomic_load_explicit(&task->refs, memory_order_acquire) != 1)
         wait_children(t, task);
     if (task->dep_table != NULL)
