@@ -216,8 +216,9 @@ BP_API void omp_set_nest_lock_(int64_t *lock) { omp_set_nest_lock(lock); }
 BP_API void omp_unset_nest_lock_(int64_t *lock) { omp_unset_nest_lock(lock); }
 BP_API int32_t omp_test_nest_lock_(int64_t *lock) { return omp_test_nest_lock(lock); }
 
-/* omp_event_handle_kind and omp_allocator_handle_kind are 8. */
-BP_API void omp_fulfill_event_(const int64_t *event) { omp_fulfill_event((uintptr_t)*event); }
+/* omp_event_handle_kind and omp_allocator_handle_kind are 8; omp_lib
+ * passes an event by value, an allocator by reference. */
+BP_API void omp_fulfill_event_(uintptr_t event) { omp_fulfill_event(event); }
 
 BP_API void omp_set_default_allocator_(const int64_t *a)
 {

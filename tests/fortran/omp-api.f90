@@ -17,6 +17,8 @@ program omp_api
   integer(omp_sched_kind) :: kind
   integer(omp_lock_kind) :: lck
   integer(omp_nest_lock_kind) :: nlck
+  integer(omp_event_handle_kind) :: ev
+  integer :: dran
   logical :: inpar(0:maxt - 1)
   character(len=16) :: env
   double precision :: t0, t1
@@ -75,6 +77,19 @@ program omp_api
   call omp_unset_lock(lck)
   call omp_destroy_lock(lck)
   call omp_destroy_nest_lock(nlck)
+
+  ! a detached task, completed by omp_fulfill_event (the event by value)
+  dran = 0
+  !$omp parallel shared(ev, dran)
+  !$omp single
+  !$omp task detach(ev) shared(dran)
+  dran = dran + 1
+  !$omp end task
+  call omp_fulfill_event(ev)
+  !$omp taskwait
+  !$omp end single
+  !$omp end parallel
+  call check(dran == 1, "omp_fulfill_event: the detached task ran and completed")
 
   call omp_set_num_threads(3)
   call check(omp_get_max_threads() == 3, "omp_set_num_threads(3)")
