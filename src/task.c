@@ -24,8 +24,9 @@
  * task's children are always in that deque, or taken by others, and every
  * task pushed there while it waits descends from it, so a popped task that
  * does not descend from it means none is left there (it is pushed back).
- * Included tasks (a team of one, a final task) run at once on the caller's
- * stack. */
+ * Included tasks (a team of one, a final task; gcc's undeferred ones too)
+ * run at once on the caller's stack; one that makes a counted child hands
+ * its children to a heap stand-in (stand_in) and ends without them. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
