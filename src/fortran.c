@@ -13,11 +13,15 @@
  * libgomp would ask libgomp who it is on the pool's threads, and get
  * libgomp's answer: 0 and 1.
  *
- * Not here: the routines that take Fortran character arguments (the
- * affinity format's) and derived types (omp_init_allocator's traits). */
+ * A character argument comes with its length after the others and no
+ * NUL; a character result is padded with blanks, as Fortran's are.
+ * omp_init_allocator's traits, type(omp_alloctrait) of an integer(4) key
+ * and an integer(8) value, are laid out as C's omp_alloctrait_t. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -74,6 +78,11 @@ void omp_fulfill_event(uintptr_t event);
 void omp_set_default_allocator(omp_allocator_handle_t a);
 omp_allocator_handle_t omp_get_default_allocator(void);
 void omp_destroy_allocator(omp_allocator_handle_t a);
+omp_allocator_handle_t omp_init_allocator(uintptr_t space, int ntraits, const void *traits);
+void omp_set_affinity_format(const char *format);
+size_t omp_get_affinity_format(char *buffer, size_t size);
+void omp_display_affinity(const char *format);
+size_t omp_capture_affinity(char *buffer, size_t size, const char *format);
 
 static int clamp(int64_t v)
 {
@@ -228,4 +237,86 @@ BP_API void omp_set_default_allocator_(const int64_t *a)
 BP_API void omp_destroy_allocator_(const int64_t *a)
 {
     omp_destroy_allocator((omp_allocator_handle_t)*a);
+}
+
+BP_API int64_t omp_init_allocator_(const int64_t *space, const int32_t *ntraits, const void *traits)
+{
+    return (int64_t)omp_init_allocator((uintptr_t)*space, *ntraits, traits);
+}
+
+BP_API int64_t omp_init_allocator_8_(const int64_t *space, const int64_t *ntraits,
+                                     const void *traits)
+{
+    return (int64_t)omp_init_allocator((uintptr_t)*space, clamp(*ntraits), traits);
+}
+
+/* The affinity format's: a Fortran string as a C one (NULL for an empty
+ * one: the format in force), in buf when it fits, else on the heap. */
+static char *c_string(const char *s, size_t len, char *buf, size_t size)
+{
+    if (len == 0)
+        return NULL;
+    char *c = len < size ? buf : malloc(len + 1);
+    if (c == NULL)
+        bp_fatal("the affinity format: a string of %zu bytes: out of memory", len);
+    memcpy(c, s, len);
+    c[len] = '\0';
+    return c;
+}
+
+/* A C string's first len bytes into a Fortran one, padded with blanks. */
+static void fortran_string(char *f, size_t len, const char *c)
+{
+    size_t n = strlen(c);
+    if (n > len)
+        n = len;
+    memcpy(f, c, n);
+    memset(f + n, ' ', len - n);
+}
+
+BP_API void omp_set_affinity_format_(const char *format, size_t len)
+{
+    char buf[512];
+    char *c = c_string(format, len, buf, sizeof buf);
+    omp_set_affinity_format(c != NULL ? c : "");
+    if (c != NULL && c != buf)
+        free(c);
+}
+
+BP_API int32_t omp_get_affinity_format_(char *buffer, size_t len)
+{
+    size_t n = omp_get_affinity_format(NULL, 0);
+    char *c = malloc(n + 1);
+    if (c == NULL)
+        bp_fatal("omp_get_affinity_format: out of memory");
+    omp_get_affinity_format(c, n + 1);
+    fortran_string(buffer, len, c);
+    free(c);
+    return (int32_t)n;
+}
+
+BP_API void omp_display_affinity_(const char *format, size_t len)
+{
+    char buf[512];
+    char *c = c_string(format, len, buf, sizeof buf);
+    omp_display_affinity(c);
+    if (c != NULL && c != buf)
+        free(c);
+}
+
+BP_API int32_t omp_capture_affinity_(char *buffer, const char *format, size_t buffer_len,
+                                     size_t format_len)
+{
+    char buf[512];
+    char *c = c_string(format, format_len, buf, sizeof buf);
+    size_t n = omp_capture_affinity(NULL, 0, c);
+    char *out = malloc(n + 1);
+    if (out == NULL)
+        bp_fatal("omp_capture_affinity: out of memory");
+    omp_capture_affinity(out, n + 1, c);
+    fortran_string(buffer, buffer_len, out);
+    free(out);
+    if (c != NULL && c != buf)
+        free(c);
+    return (int32_t)n;
 }

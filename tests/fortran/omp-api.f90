@@ -18,7 +18,11 @@ program omp_api
   integer(omp_lock_kind) :: lck
   integer(omp_nest_lock_kind) :: nlck
   integer(omp_event_handle_kind) :: ev
-  integer :: dran
+  integer :: dran, nfmt, ncap
+  character(len=64) :: fmt
+  character(len=200) :: cap
+  type(omp_alloctrait) :: traits(1)
+  integer(omp_allocator_handle_kind) :: al
   logical :: inpar(0:maxt - 1)
   character(len=16) :: env
   double precision :: t0, t1
@@ -90,6 +94,17 @@ program omp_api
   !$omp end single
   !$omp end parallel
   call check(dran == 1, "omp_fulfill_event: the detached task ran and completed")
+
+  ! the affinity format's character routines, and an allocator with a trait
+  call omp_set_affinity_format("T%n of %N")
+  nfmt = omp_get_affinity_format(fmt)
+  call check(nfmt == 9 .and. fmt == "T%n of %N", "omp_set_affinity_format read back")
+  ncap = omp_capture_affinity(cap, "thread %n")
+  call check(ncap == 8 .and. cap == "thread 0", "omp_capture_affinity outside a region")
+  traits(1) = omp_alloctrait(omp_atk_alignment, 64)
+  al = omp_init_allocator(omp_default_mem_space, 1, traits)
+  call check(al /= omp_null_allocator, "omp_init_allocator with an alignment trait")
+  call omp_destroy_allocator(al)
 
   call omp_set_num_threads(3)
   call check(omp_get_max_threads() == 3, "omp_set_num_threads(3)")
