@@ -567,42 +567,39 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
         bp_taskgroup_end(t);
         return;
     }
-    /* included tasks run one after another on the stack, each on its own
-     * copy of the block in one buffer */
-    void *buf = NULL;
-    if (included && posix_memalign(&buf, arg_align > (long)sizeof(void *) ? (size_t)arg_align
-                                                                           : sizeof(void *),
-                                   (size_t)arg_size) != 0)
-        bp_fatal("GOMP_taskloop: a block of %ld bytes: out of memory", arg_size);
-    /* included: one stack task, begun again for each */
-    struct bp_task s;
-    struct bp_task_frame fr;
-    if (included)
+    uint64_t lo = start;
+    if (included) {
+        /* one after another on the stack, each on its own copy of the
+         * block in one buffer, one stack task begun again for each */
+        void *buf = NULL;
+        if (posix_memalign(&buf, arg_align > (long)sizeof(void *) ? (size_t)arg_align
+                                                                  : sizeof(void *),
+                           (size_t)arg_size) != 0)
+            bp_fatal("GOMP_taskloop: a block of %ld bytes: out of memory", arg_size);
+        struct bp_task s;
+        struct bp_task_frame fr;
         bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
-    uint64_t first = 0;
-    for (uint64_t k = 0; k < plan.ntasks; k++) {
-        uint64_t count = bp_taskloop_count(&plan, k);
-        uint64_t lo = start + first * step, hi = lo + count * step;
-        first += count;
-        struct bp_task *task = NULL;
-        void *arg = buf;
-        if (!included) {
-            task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
-                               gomp_body, task_flags(flags), (const void *)fn);
-            arg = bp_task_payload(task);
-        }
-        fill_block(arg, data, cpyfn, arg_size, lo, hi, is_long);
-        if (task != NULL) {
-            bp_task_submit(t, task, deferred);
-        } else {
+        for (uint64_t k = 0; k < plan.ntasks; k++) {
+            uint64_t hi = lo + bp_taskloop_count(&plan, k) * step;
+            fill_block(buf, data, cpyfn, arg_size, lo, hi, is_long);
             if (k > 0)
                 bp_task_next_included(t, &s, &fr);
-            fn(arg);
+            fn(buf);
+            lo = hi;
+        }
+        bp_task_end_included(t, &s, &fr);
+        free(buf);
+    } else {
+        for (uint64_t k = 0; k < plan.ntasks; k++) {
+            uint64_t hi = lo + bp_taskloop_count(&plan, k) * step;
+            struct bp_task *task =
+                bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1, gomp_body,
+                            task_flags(flags), (const void *)fn);
+            fill_block(bp_task_payload(task), data, cpyfn, arg_size, lo, hi, is_long);
+            bp_task_submit(t, task, deferred);
+            lo = hi;
         }
     }
-    if (included)
-        bp_task_end_included(t, &s, &fr);
-    free(buf);
     if (group)
         bp_taskgroup_end(t);
 }
