@@ -38,10 +38,7 @@ static void run_for(int tid, void *ctx)
     int is_last;
     struct bp_thread *t = bp_self();
     if (bp_static_split((uint64_t)c->n - 1, 0, tid, t->team_size, &first, &last, &is_last)) {
-        if (bp_profiling) {
-            t->iters += last - first + 1;
-            t->iters_counted = 1;
-        }
+        bp_count_iters(t, last - first + 1);
         c->fn((int64_t)first, (int64_t)last + 1, c->ctx);
     }
 }

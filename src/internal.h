@@ -877,6 +877,15 @@ int bp_pool_threads(void);
 #else
 extern int bp_profiling;
 #endif
+/* Profiling: n loop iterations run by t in its region (the profile's
+ * iteration counts). */
+static inline void bp_count_iters(struct bp_thread *t, uint64_t n)
+{
+    if (bp_profiling) {
+        t->iters += n;
+        t->iters_counted = 1;
+    }
+}
 /* Set up the profile from bp_config; called once by the pool's start-up. */
 void bp_profile_init(int max_threads);
 /* One thread's part of a region's steps, as the join hands it over. */
