@@ -681,22 +681,20 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     t->icv_lender = fr;
     t->task_id = 0;
 }
-/* Its end when a child is still running or not yet freed (a queued
- * descendant still reads its parents), or it made dependences. */
-void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task);
-static inline int bp_task_included_busy(struct bp_task *task)
+/* Its end when it made a counted child: the stand-in that holds its
+ * children (task.c) completes with them. A task on the stack has nothing
+ * else to wait for: every counted child, and the dependences and holds
+ * that come with it, is its stand-in's. */
+void bp_task_end_included_slow(struct bp_task *task);
+static inline int bp_task_included_busy(const struct bp_task *task)
 {
-    /* acquire: a detached child fulfilled elsewhere, a freed child: their
-     * writes */
-    return task->next_ready != NULL || atomic_load_explicit(&task->refs, memory_order_acquire) != 1 ||
-           atomic_load_explicit(&task->mem_holds, memory_order_acquire) != 1 ||
-           task->dep_table != NULL;
+    return task->next_ready != NULL;
 }
 static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
                                         const struct bp_task_frame *fr)
 {
     if (__builtin_expect(bp_task_included_busy(task), 0))
-        bp_task_end_included_slow(t, task);
+        bp_task_end_included_slow(task);
     t->task = fr->prev;
     if (fr->icv_saved)
         t->icv = fr->icv;
@@ -710,7 +708,7 @@ static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *ta
                                          struct bp_task_frame *fr)
 {
     if (__builtin_expect(bp_task_included_busy(task), 0))
-        bp_task_end_included_slow(t, task);
+        bp_task_end_included_slow(task);
     if (fr->icv_saved) { /* the parent's, which the next one borrows */
         t->icv = fr->icv;
         fr->icv_saved = 0;

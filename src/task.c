@@ -278,7 +278,7 @@ static struct bp_task *stand_in(struct bp_thread *t, struct bp_task *s, struct b
     h->depth = s->depth;
     h->group = s->group;
     h->icv = *bp_icv(t);
-    if (p->mem != NULL || !(p->flags & BP_TASK_IMPLICIT)) {
+    if (p->mem != NULL) { /* as task_place holds a parent */
         bp_task_hold(p);
         h->flags |= BP_TASK_HOLDS_PARENT;
     }
@@ -301,12 +301,10 @@ static void task_place(struct bp_thread *t, struct bp_task *task)
     if (parent->flags & BP_TASK_FINAL)
         task->flags |= BP_TASK_FINAL;
     task->group = parent->group;
-    /* a heap parent stays readable while task lives; an included one on
-     * its maker's stack too: its end waits for the holds (a taskloop's
-     * tasks run included in a team of several threads, and their children
-     * may make queued tasks that outlive them); implicit tasks outlive
-     * their team's tasks */
-    if (parent->mem != NULL || !(parent->flags & BP_TASK_IMPLICIT)) {
+    /* a heap parent stays readable while task lives (a parent is on the
+     * heap, a stand-in included, or implicit: implicit tasks outlive
+     * their team's tasks) */
+    if (parent->mem != NULL) {
         bp_task_hold(parent);
         task->flags |= BP_TASK_HOLDS_PARENT;
     }
@@ -426,8 +424,6 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
     task_enter(t, task, fr);
 }
 
-static void wait_children(struct bp_thread *t, struct bp_task *task);
-
 void bp_icv_own(struct bp_thread *t)
 {
     struct bp_task_frame *fr = t->icv_lender;
@@ -436,30 +432,11 @@ void bp_icv_own(struct bp_thread *t)
     t->icv_lender = NULL;
 }
 
-static int holds_released(const void *arg)
+void bp_task_end_included_slow(struct bp_task *task)
 {
-    /* acquire: the freed children's last reads of it are done */
-    return atomic_load_explicit(&((const struct bp_task *)arg)->mem_holds,
-                                memory_order_acquire) == 1;
-}
-
-/* Children complete, their dependences' table freed (which drops its holds
- * on them), then every child freed: no queued descendant reads the task's
- * frame after it returns. */
-void bp_task_end_included_slow(struct bp_thread *t, struct bp_task *task)
-{
-    struct bp_task *h = task->next_ready;
-    if (h != NULL) { /* its stand-in's children hold that one, not it */
-        task->next_ready = NULL;
-        pending_done(h);
-        return;
-    }
-    if (atomic_load_explicit(&task->refs, memory_order_acquire) != 1)
-        wait_children(t, task);
-    if (task->dep_table != NULL)
-        bp_task_deps_free(task);
-    if (!holds_released(task))
-        bp_task_wait_until(t, holds_released, task, task);
+    struct bp_task *h = task->next_ready; /* its children hold it, not the task */
+    task->next_ready = NULL;
+    pending_done(h);
 }
 
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
