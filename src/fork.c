@@ -58,7 +58,6 @@
  * grandchild published before its arrive is visible to thread 0 through
  * its parent's). A small team keeps the flat join: a tree's levels would
  * add hand-offs to a join that is one line per worker anyway. */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,13 +393,9 @@ uint32_t bp_join_children(struct bp_thread *t, struct bp_team *team, int tid, in
          * to the join's episode too (barrier.c); its `joined` tells. The
          * joiner gave up that reduction or skipped it, so it sees the
          * cancellation (acquire: what the worker wrote before it joined). */
-        if (bp_config.cancellation && atomic_load_explicit(&team->cancelled,
-                                                           memory_order_relaxed) != 0) {
-            struct bp_lock_backoff b = {0};
-            while (atomic_load_explicit(&m->joined, memory_order_acquire) != end)
-                if (!bp_lock_backoff(&b))
-                    sched_yield();
-        }
+        if (bp_config.cancellation &&
+            atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+            bp_wait_word(&m->joined, end);
         used |= m->used_shared; /* its subtree's, folded before it arrived */
     }
     return used;

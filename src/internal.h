@@ -98,6 +98,8 @@ int bp_lock_backoff(struct bp_lock_backoff *b);
  * for a pointer another thread publishes after a short piece of work.
  * Its value then. */
 void *bp_wait_while(_Atomic(void *) *slot, void *busy);
+/* The same until *word is value (acquire), for a word with no futex. */
+void bp_wait_word(const _Atomic uint32_t *word, uint32_t value);
 
 /* ---- env.c ------------------------------------------------------------- */
 

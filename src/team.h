@@ -141,9 +141,9 @@ struct bp_team {
     _Atomic(void *) task_red[1 + BP_WS_RED_DEPTH];
     /* cancellation (cancel.c), read only where cancel-var is true: cancel
      * parallel's word (0, or the first canceller's episode plus one, which
-     * the join brings every thread back to), and the episode of the
-     * barrier that ends a cancelled worksharing construct (0: none); both
-     * cleared by thread 0 at the join */
+     * a thread that gives up a barrier puts its count back to), and the
+     * episode of the barrier that ends a cancelled worksharing construct
+     * (0: none); both cleared by thread 0 at the join */
     alignas(BP_LINE) _Atomic uint64_t cancelled;
     _Atomic uint64_t ws_cancelled;
 };

@@ -332,15 +332,30 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
     return 1;
 }
 
+/* One step of a short wait with no futex behind it: back off as a lock
+ * does, then yield. */
+static void short_wait_step(struct bp_lock_backoff *b)
+{
+    if (!bp_lock_backoff(b))
+        sched_yield();
+}
+
 void *bp_wait_while(_Atomic(void *) *slot, void *busy)
 {
     struct bp_lock_backoff b = {0};
     void *v;
     /* acquire: what the maker wrote before it published the pointer */
     while ((v = atomic_load_explicit(slot, memory_order_acquire)) == busy)
-        if (!bp_lock_backoff(&b))
-            sched_yield(); /* the maker's work is short: no futex for it */
+        short_wait_step(&b);
     return v;
+}
+
+void bp_wait_word(const _Atomic uint32_t *word, uint32_t value)
+{
+    struct bp_lock_backoff b = {0};
+    /* acquire: what the setter wrote before it stored value */
+    while (atomic_load_explicit(word, memory_order_acquire) != value)
+        short_wait_step(&b);
 }
 
 void bp_lock(_Atomic uint32_t *word)
