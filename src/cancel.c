@@ -60,9 +60,10 @@ int bp_cancelled_region(const struct bp_thread *t)
     return team != NULL && atomic_load_explicit(&team->cancelled, memory_order_acquire) != 0;
 }
 
-static struct bp_taskgroup *group_of(struct bp_thread *t)
+/* acquire: pairs with the canceller's release (bp_cancel) */
+static int group_cancelled(const struct bp_taskgroup *g)
 {
-    return bp_taskgroup_current(t);
+    return g != NULL && atomic_load_explicit(&g->cancelled, memory_order_acquire) != 0;
 }
 
 static void cancel_region(struct bp_thread *t, struct bp_team *team)
@@ -90,7 +91,7 @@ int bp_cancel(struct bp_thread *t, int kind)
             atomic_store_explicit(&team->ws_cancelled, t->epoch + 1, memory_order_relaxed);
         return 1;
     default: {
-        struct bp_taskgroup *g = group_of(t);
+        struct bp_taskgroup *g = bp_taskgroup_current(t);
         if (g == NULL)
             return 0;
         /* release: pairs with the acquire of the discarding thread */
@@ -109,10 +110,8 @@ int bp_cancelled(struct bp_thread *t, int kind)
     case BP_CANCEL_WS:
         return team != NULL &&
                atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed) == t->epoch + 1;
-    default: {
-        struct bp_taskgroup *g = group_of(t);
-        return g != NULL && atomic_load_explicit(&g->cancelled, memory_order_acquire) != 0;
-    }
+    default:
+        return group_cancelled(bp_taskgroup_current(t));
     }
 }
 
@@ -123,10 +122,7 @@ int bp_task_cancelled(struct bp_thread *t)
 
 int bp_task_discarded(const struct bp_thread *t, const struct bp_task *task)
 {
-    /* acquire: as in bp_cancelled */
-    return (task->group != NULL && atomic_load_explicit(&task->group->cancelled,
-                                                        memory_order_acquire) != 0) ||
-           bp_cancelled_region(t);
+    return group_cancelled(task->group) || bp_cancelled_region(t);
 }
 
 void bp_cancel_rejoin(struct bp_thread *t, struct bp_team *team)

@@ -42,8 +42,9 @@ enum {
     KMP_TASK_DETACHABLE = 1 << 6,
     KMP_TASK_HIDDEN_HELPER = 1 << 7,
 };
-/* Ours, above BP_TASK_*: the task has a destructors thunk. */
-#define BP_KMP_DESTRUCTORS (1u << 16)
+/* The task has a destructors thunk: the generic flag of a task whose body
+ * a discard still runs (kmp_body then runs the thunk alone). */
+#define BP_KMP_DESTRUCTORS BP_TASK_DISCARD_BODY
 
 static void kmp_body(struct bp_task *task)
 {
@@ -76,8 +77,7 @@ BP_API kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t fla
     size_t shareds_at = (sizeof_kmp_task_t + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     uint32_t bf = ((flags & KMP_TASK_TIED) ? 0 : BP_TASK_UNTIED) |
                   ((flags & KMP_TASK_FINAL) ? BP_TASK_FINAL : 0) |
-                  ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS | BP_TASK_DISCARD_BODY
-                                                  : 0);
+                  ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS : 0);
     struct bp_task *task =
         bp_task_new(shareds_at + sizeof_shareds, 64, kmp_body, bf, (const void *)task_entry);
     kmp_task_t *kt = bp_task_payload(task);
@@ -279,20 +279,27 @@ struct kmp_red {
     struct kmp_red_item items[];
 };
 
-static void kmp_red_finish(struct bp_taskgroup *g)
+/* Every thread's copy of each item, folded into the item (fold) or not,
+ * finalised; then the copies and r go. */
+static void red_free(struct kmp_red *r, int fold)
 {
-    struct kmp_red *r = g->kmp_reductions;
     for (int i = 0; i < r->n; i++) {
         struct kmp_red_item *it = &r->items[i];
         for (int k = 0; k < r->threads; k++) {
             void *copy = it->copies + (size_t)k * it->stride;
-            it->comb(it->shar, copy);
+            if (fold)
+                it->comb(it->shar, copy);
             if (it->fini != NULL)
                 it->fini(copy);
         }
         free(it->copies);
     }
     free(r);
+}
+
+static void kmp_red_finish(struct bp_taskgroup *g)
+{
+    red_free(g->kmp_reductions, 1);
     g->kmp_reductions = NULL;
 }
 
@@ -417,14 +424,7 @@ struct kmp_modifier {
 static void modifier_drop(struct bp_team_red *self)
 {
     struct kmp_modifier *m = (struct kmp_modifier *)self;
-    struct kmp_red *r = m->team;
-    for (int i = 0; i < r->n; i++) {
-        struct kmp_red_item *it = &r->items[i];
-        for (int k = 0; it->fini != NULL && k < r->threads; k++)
-            it->fini(it->copies + (size_t)k * it->stride);
-        free(it->copies);
-    }
-    free(r);
+    red_free(m->team, 0);
     free(m);
 }
 
@@ -568,8 +568,7 @@ static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_
     if (!nogroup)
         bp_taskgroup_begin(t);
     int deferred = if_val && !bp_task_included(t);
-    uint32_t flags =
-        pat->flags & (BP_TASK_UNTIED | BP_TASK_FINAL | BP_KMP_DESTRUCTORS | BP_TASK_DISCARD_BODY);
+    uint32_t flags = pat->flags & (BP_TASK_UNTIED | BP_TASK_FINAL | BP_KMP_DESTRUCTORS);
     uint64_t first = 0;
     for (uint64_t k = 0; k < plan.ntasks; k++) {
         uint64_t count = bp_taskloop_count(&plan, k);
