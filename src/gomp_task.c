@@ -135,6 +135,21 @@ static uint32_t task_flags(unsigned flags)
            ((flags & GOMP_TASK_FLAG_UNTIED) ? BP_TASK_UNTIED : 0);
 }
 
+/* A task run now on t's stack, as an included task, on its block (copied
+ * by cpyfn when there is one). */
+static inline __attribute__((always_inline)) void run_on_stack(struct bp_thread *t,
+                                                               void (*fn)(void *), void *data,
+                                                               void (*cpyfn)(void *, void *),
+                                                               long arg_size, long arg_align,
+                                                               unsigned flags)
+{
+    struct bp_task s; /* bp_task_begin_included sets what it reads */
+    struct bp_task_frame fr;
+    bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
+    run_block(fn, data, cpyfn, arg_size, arg_align);
+    bp_task_end_included(t, &s, &fr);
+}
+
 /* Every task but an included one with a plain block (GOMP_task). */
 static __attribute__((noinline)) void task_slow(struct bp_thread *t, void (*fn)(void *),
                                                  void *data, void (*cpyfn)(void *, void *),
@@ -157,11 +172,7 @@ static __attribute__((noinline)) void task_slow(struct bp_thread *t, void (*fn)(
      * per-task figures come with the counted path). */
     if (!has_event && ndeps == 0 &&
         (included || (!bp_profiling && (!if_clause || bp_task_queue_full(t))))) {
-        struct bp_task s; /* bp_task_begin_included sets what it reads */
-        struct bp_task_frame fr;
-        bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
-        run_block(fn, data, cpyfn, arg_size, arg_align);
-        bp_task_end_included(t, &s, &fr);
+        run_on_stack(t, fn, data, cpyfn, arg_size, arg_align, flags);
         return;
     }
     struct bp_task *task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
@@ -201,11 +212,7 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     if (__builtin_expect((flags & (GOMP_TASK_FLAG_DEPEND | GOMP_TASK_FLAG_DETACH)) == 0 &&
                              cpyfn == NULL && !bp_config.cancellation && bp_task_included(t),
                          1)) {
-        struct bp_task s; /* bp_task_begin_included sets what it reads */
-        struct bp_task_frame fr;
-        bp_task_begin_included(t, &s, task_flags(flags), (const void *)fn, &fr);
-        fn(data);
-        bp_task_end_included(t, &s, &fr);
+        run_on_stack(t, fn, data, NULL, 0, 0, flags); /* a plain block: no copy */
         return;
     }
     task_slow(t, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
