@@ -310,23 +310,28 @@ BP_API bool GOMP_loop_ull_ordered_start(bool up, gomp_ull start, gomp_ull end, g
                              chunk, 1, istart, iend, reductions, mem);
 }
 
-BP_API void GOMP_loop_end(void)
+/* The end of a loop or sections: the thread leaves the construct, then
+ * its barrier, a cancellation point in a region with cancel constructs
+ * (cancel.c: true when the region is cancelled). */
+static void ws_end(void)
 {
     struct bp_thread *t = bp_self();
     ws_close(t);
     bp_barrier(t);
 }
 
-BP_API void GOMP_loop_end_nowait(void) { ws_close(bp_self()); }
-
-/* The end of a loop in a region with cancel constructs: its barrier is a
- * cancellation point (cancel.c); true when the region is cancelled. */
-BP_API bool GOMP_loop_end_cancel(void)
+static bool ws_end_cancel(void)
 {
     struct bp_thread *t = bp_self();
     ws_close(t);
     return bp_barrier_cancel(t);
 }
+
+BP_API void GOMP_loop_end(void) { ws_end(); }
+
+BP_API void GOMP_loop_end_nowait(void) { ws_close(bp_self()); }
+
+BP_API bool GOMP_loop_end_cancel(void) { return ws_end_cancel(); }
 
 /* libgomp orders chunks (see loop.c): an ordered region waits for the turn
  * of its chunk, which passes on when the thread asks for its next chunk, so
@@ -368,21 +373,11 @@ BP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void
     return GOMP_sections_next();
 }
 
-BP_API void GOMP_sections_end(void)
-{
-    struct bp_thread *t = bp_self();
-    ws_close(t);
-    bp_barrier(t);
-}
+BP_API void GOMP_sections_end(void) { ws_end(); }
 
 BP_API void GOMP_sections_end_nowait(void) { ws_close(bp_self()); }
 
-BP_API bool GOMP_sections_end_cancel(void)
-{
-    struct bp_thread *t = bp_self();
-    ws_close(t);
-    return bp_barrier_cancel(t);
-}
+BP_API bool GOMP_sections_end_cancel(void) { return ws_end_cancel(); }
 
 /* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
  * Defined only to stop with a clear message: left undefined, a program
