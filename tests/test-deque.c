@@ -7,7 +7,8 @@
  * 3. The race for the last item: the owner pushes one item and pops it at
  *    once, at least ITEMS times and until the thief (which does not yield)
  *    has won 10 of them (up to LAST_MAX items or 10 s; past ITEMS the
- *    owner yields now and then, for a machine too busy to run the thief):
+ *    owner now and then yields between its push and its pop, for a
+ *    machine too busy to run the thief beside it):
  *    each item once.
  * Not timed. */
 #include <pthread.h>
@@ -140,9 +141,12 @@ static void last_item(void)
     intptr_t n = 0;
     while (n < LAST_MAX && (n < ITEMS || (atomic_load(&stolen) < 10 && time(NULL) < give_up))) {
         n++;
-        if (n > ITEMS && n % 256 == 0)
-            sched_yield(); /* a thief short of CPU time gets some */
         CHECK_EQ(bp_deque_push(&dq, (void *)n), 1);
+        /* a thief short of CPU time gets some, with the item in the deque:
+         * on a CPU the two share, a yield after the pop would only ever
+         * show it an empty deque */
+        if (n > ITEMS && n % 256 == 0)
+            sched_yield();
         void *x;
         if (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT) {
             CHECK_EQ((intptr_t)x, n);
