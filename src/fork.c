@@ -217,6 +217,8 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     }
     if (bp_profiling) {
         team->trace_fn = f->fn;
+        if (bp_tracing)
+            team->trace_forker = bp_trace_tid(t);
         team->fork_ns = f->start_ns;
     }
     /* relaxed: the count is a hint; teams_made only grows */

@@ -1070,6 +1070,12 @@ void bp_trace_off(void);
  * phase mark (fn: the phase's name, kept by the profile). */
 void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
                     int64_t end_ns);
+/* Record a region of fn that worker t ran in a team forked by the thread
+ * whose OS thread id is forker (bp_trace_tid of that thread). */
+void bp_trace_served(struct bp_thread *t, const void *fn, long forker, int64_t start_ns,
+                     int64_t end_ns);
+/* Thread t's OS thread id, as its track names it. */
+long bp_trace_tid(struct bp_thread *t);
 /* Write every thread's events as Chrome trace-event JSON to path (a
  * message naming the path if it cannot); no thread may be recording. */
 void bp_trace_write(const char *path);

@@ -417,7 +417,7 @@ static void *worker_main(void *arg)
         if (profiled) {
             int64_t joined_ns = bp_now_ns();
             if (bp_tracing)
-                bp_trace_event(t, BP_TRACE_REGION, team->trace_fn, woke_ns, joined_ns);
+                bp_trace_served(t, team->trace_fn, team->trace_forker, woke_ns, joined_ns);
             /* relaxed: published by the join's release in bp_flag_set */
             atomic_store_explicit(&me->joined_ns, joined_ns, memory_order_relaxed);
             atomic_store_explicit(&me->wait_ns, t->wait_ns, memory_order_relaxed);

@@ -26,8 +26,6 @@ struct bp_slot {
     const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
-    const void *trace_fn; /* tracing: the region's function, for the worker's track */
-    int64_t fork_ns;      /* profiling: when the region's fork began */
     /* Written by the worker alone: */
     alignas(BP_LINE) _Atomic uint32_t go_done; /* regions it has finished with, */
                           /* its team's words no longer touched (bp_pool_quiesce) */

@@ -107,9 +107,11 @@ struct bp_team {
     struct bp_team *up_team;
     /* thread 0's start block, copied to its children by bp_fork_children */
     alignas(BP_LINE) struct bp_go go0;
-    /* profiling: the region's function (tracing) and its fork's time, and
-     * the figures its join hands over, cap of each */
+    /* profiling: the region's function and its forking thread's OS thread
+     * id (tracing: a worker's slice names both), its fork's time, and the
+     * figures its join hands over, cap of each */
     alignas(BP_LINE) const void *trace_fn;
+    long trace_forker;
     int64_t fork_ns;
     struct bp_prof_arrays prof;
     /* single constructs claimed in the running region: the k-th single of a

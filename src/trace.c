@@ -2,7 +2,8 @@
  * takes part in regions keeps its last BUDDY_THREAD_POOL_TRACE_EVENTS events
  * in a ring of its own, written by that thread alone: a region as thread 0
  * saw it (fork to join) or as a worker ran it (start to its arrival at the
- * join), a barrier wait (arrival to release), thread 0's wait at the join.
+ * join; the slice names the OS thread that forked it, so each worker slice
+ * belongs to one application thread's region), a barrier wait (arrival to release), thread 0's wait at the join.
  * At unload or exit, with the workers joined, the rings are written as a
  * Chrome trace-event JSON file (Perfetto, chrome://tracing): one track per
  * thread, complete ("X") events in microseconds, regions named by their
@@ -22,8 +23,9 @@
 
 struct event {
     int64_t start_ns, end_ns;
-    const void *fn; /* the region function; NULL for waits */
-    uint32_t kind;  /* BP_TRACE_* */
+    const void *fn;  /* the region function; NULL for waits */
+    uint32_t kind;   /* BP_TRACE_* */
+    uint32_t forker; /* a worker's region: its forking thread's OS id; else 0 */
 };
 
 struct bp_trace_ring {
@@ -86,14 +88,33 @@ void bp_trace_off(void)
 #endif
 }
 
-void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
-                    int64_t end_ns)
+static void record(struct bp_thread *t, int kind, const void *fn, long forker, int64_t start_ns,
+                   int64_t end_ns)
 {
     struct bp_trace_ring *r = ring_of(t);
     if (r == NULL)
         return;
-    r->ev[r->count % tr.cap] = (struct event){start_ns, end_ns, fn, (uint32_t)kind};
+    r->ev[r->count % tr.cap] =
+        (struct event){start_ns, end_ns, fn, (uint32_t)kind, (uint32_t)forker};
     r->count++;
+}
+
+void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
+                    int64_t end_ns)
+{
+    record(t, kind, fn, 0, start_ns, end_ns);
+}
+
+void bp_trace_served(struct bp_thread *t, const void *fn, long forker, int64_t start_ns,
+                     int64_t end_ns)
+{
+    record(t, BP_TRACE_REGION, fn, forker, start_ns, end_ns);
+}
+
+long bp_trace_tid(struct bp_thread *t)
+{
+    struct bp_trace_ring *r = ring_of(t);
+    return r != NULL ? r->tid : (long)syscall(SYS_gettid);
 }
 
 /* The events a ring still holds: its last min(count, cap), from index
@@ -170,7 +191,11 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
                 e->kind == BP_TRACE_REGION ? "region" : e->kind == BP_TRACE_TASK ? "task" : "wait",
                 ts / 1000, (int)(ts % 1000), dur / 1000, (int)(dur % 1000), pid, r->tid);
         if (named)
-            fprintf(f, ", \"args\": {\"address\": \"0x%" PRIxPTR "\"}", (uintptr_t)e->fn);
+            fprintf(f, ", \"args\": {\"address\": \"0x%" PRIxPTR "\"", (uintptr_t)e->fn);
+        if (named && e->forker != 0)
+            fprintf(f, ", \"forked_by\": %" PRIu32, e->forker);
+        if (named)
+            fputc('}', f);
         fputc('}', f);
     }
 }

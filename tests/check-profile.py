@@ -11,7 +11,10 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
   teams     PROGRAM is test-teams with its mode (concurrent or join): regions
             of several application threads at once, every one profiled;
             each forking thread's regions, gaps and span add up to the
-            totals (its span = its regions + its gaps)
+            totals (its span = its regions + its gaps); traced too: a track
+            per forking thread with its regions, each worker slice inside
+            a region of the thread it names; (concurrent) each thread's
+            team sizes, and time obtaining workers iff it had workers
   any       any program: the invariants, +0x names, one row per function
   bad-out   test-profile with an unwritable JSON path: a message naming the
             path, and the text report still printed
@@ -47,6 +50,51 @@ def run(program, args, env_extra):
     p = subprocess.run([program] + args, env=env, capture_output=True, text=True, timeout=300)
     check(p.returncode == 0, "%s exits 0 (got %d): %s" % (program, p.returncode, p.stderr[-2000:]))
     return p
+
+
+def teams_trace(tr, ft, what):
+    """The trace of test-teams: a track per forking thread with its regions,
+    and each worker slice inside a region of the thread that forked it."""
+    ev = tr["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    regions = [e for e in ev if e["ph"] == "X" and e["cat"] == "region"]
+    forkers = {t for t, n in names.items() if n.startswith("thread 0")}
+    check(forkers == {c["tid"] for c in ft},
+          "a 'thread 0' track for each forking thread of the profile (%s vs %s)"
+          % (sorted(forkers), sorted(c["tid"] for c in ft)))
+    own = {t: [e for e in regions if e["tid"] == t] for t in forkers}
+    for c in ft:
+        check(len(own[c["tid"]]) == c["regions"], "thread %d's track has its %d regions (got %d)"
+              % (c["tid"], c["regions"], len(own[c["tid"]])))
+        check(all("forked_by" not in e["args"] for e in own[c["tid"]]),
+              "a forking thread's own slices name no forker")
+    served = {}  # (forker tid, index of its region slice) -> worker slices
+    for e in regions:
+        if e["tid"] in forkers:
+            continue
+        by = e["args"].get("forked_by")
+        check(by in forkers, "worker slice on %s names a forking thread (%s)" % (names.get(e["tid"]), by))
+        held = [k for k, r in enumerate(own[by])
+                if r["ts"] <= e["ts"] and e["ts"] + e["dur"] <= r["ts"] + r["dur"] + 0.001]
+        check(len(held) == 1, "a worker slice lies within one region slice of thread %d (%d)" % (by, len(held)))
+        check(own[by][held[0]]["name"] == e["name"], "a worker slice has its region's name")
+        served.setdefault((by, held[0]), []).append(e["tid"])
+    check(all(len(set(w)) == len(w) for w in served.values()),
+          "no worker has two slices in one region")
+    if what == "concurrent":
+        # application thread i of a pass of A threads forks teams of
+        # 1 + (i + A) % 4: workers per region 2, 3 | 0, 1, 2, 3 | 0..3 twice
+        per = {}
+        for t in forkers:
+            counts = {len(served.get((t, k), [])) for k in range(len(own[t]))}
+            check(len(counts) == 1, "thread %d: the same number of workers in every region (%s)" % (t, counts))
+            per[t] = counts.pop()
+        check(sorted(per.values()) == sorted([2, 3, 0, 1, 2, 3] + [0, 1, 2, 3] * 2),
+              "workers per region across the forking threads (got %s)" % sorted(per.values()))
+        for c in ft:
+            check((c["obtain_ns"] > 0) == (per[c["tid"]] > 0),
+                  "thread %d obtained workers for its first region iff its team has any "
+                  "(obtain_ns %d, %d workers)" % (c["tid"], c["obtain_ns"], per[c["tid"]]))
 
 
 def invariants(prof, stderr):
@@ -456,7 +504,9 @@ def check_mode(mode, program, args, tmp):
             check(prof["waits"][1]["spin_ns"] >= 4 * 20000000,
                   "OMP_WAIT_POLICY=active: a worker spun through the pauses (%d ns)" % prof["waits"][1]["spin_ns"])
     elif mode == "teams":
-        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        trace = os.path.join(tmp, "trace.json")
+        p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out,
+                                "BUDDY_THREAD_POOL_TRACE": trace})
         prof = load(out)
         invariants(prof, p.stderr)
         tot, ft = prof["totals"], prof["forking_threads"]
@@ -470,7 +520,9 @@ def check_mode(mode, program, args, tmp):
             check(set(c["regions"] for c in ft) == per,
                   "regions per thread %s (got %s)" % (sorted(per), sorted(set(c["regions"] for c in ft))))
             check(tot["regions"] == regions, "%d regions, all profiled (got %d)" % (regions, tot["regions"]))
-        check("per forking thread" in p.stderr, "the text report lists the forking threads")
+        check("per forking thread" in p.stderr and "obtaining workers" in p.stderr,
+              "the text report lists the forking threads and their time obtaining workers")
+        teams_trace(load(trace), ft, args[0])
     elif mode == "any":
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)

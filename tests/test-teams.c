@@ -18,7 +18,9 @@
  *   nested      4 application threads, with two active levels allowed,
  *               each fork a team of 2 whose threads each fork a team of 2:
  *               all 8 inner regions run at once (the same 30 s bound), each
- *               inner thread once, with the team size asked for.
+ *               inner thread once, with the team size asked for; the level,
+ *               active level, ancestors and team sizes right at every level
+ *               (and -1 past it), each application thread's sum exact.
  *   exit        50 application threads, one after another, each fork a
  *               team and exit: the workers of an exited thread's team are
  *               given back and reused, so the process ends with a handful
@@ -250,15 +252,36 @@ static void fork_while_running(void)
 
 /* ---- nested -------------------------------------------------------------- */
 
-void omp_set_max_active_levels(int levels); /* libbuddypool's OpenMP API */
+/* libbuddypool's OpenMP API */
+void omp_set_max_active_levels(int levels);
+int omp_get_level(void);
+int omp_get_active_level(void);
+int omp_get_ancestor_thread_num(int level);
+int omp_get_team_size(int level);
 
 enum { NESTED_APPS = 4 };
-static _Atomic int inner_inside, inner_ran, inner_wrong;
+static _Atomic int inner_inside, inner_ran, inner_wrong, levels_wrong;
+
+/* Each inner thread adds 1 + its outer thread * 2 + its own number to its
+ * application thread's sum: 1 + 2 + 3 + 4 = 10 for the four. */
+struct nest {
+    _Atomic long sum;
+    int outer; /* the outer thread's number, for its inner team */
+};
 
 static void inner(int thread, int team_size, void *ctx)
 {
+    struct nest *n = ctx;
     if (team_size != 2)
         atomic_fetch_add(&inner_wrong, 1);
+    /* every level's answers, from inside the inner team */
+    if (omp_get_level() != 2 || omp_get_active_level() != 2 ||
+        omp_get_ancestor_thread_num(0) != 0 || omp_get_ancestor_thread_num(1) != n->outer ||
+        omp_get_ancestor_thread_num(2) != thread || omp_get_ancestor_thread_num(3) != -1 ||
+        omp_get_team_size(0) != 1 || omp_get_team_size(1) != 2 || omp_get_team_size(2) != 2 ||
+        omp_get_team_size(3) != -1)
+        atomic_fetch_add(&levels_wrong, 1);
+    atomic_fetch_add(&n->sum, 1 + 2 * n->outer + thread);
     atomic_fetch_add(&inner_ran, 1);
     if (thread == 0)
         atomic_fetch_add(&inner_inside, 1);
@@ -268,15 +291,24 @@ static void inner(int thread, int team_size, void *ctx)
 
 static void outer(int thread, int team_size, void *ctx)
 {
+    struct nest *n = ctx;
     if (team_size != 2)
         atomic_fetch_add(&inner_wrong, 1);
-    CHECK_EQ(buddypool_parallel(2, inner, NULL), 0);
+    if (omp_get_level() != 1 || omp_get_active_level() != 1 ||
+        omp_get_ancestor_thread_num(1) != thread || omp_get_team_size(1) != 2)
+        atomic_fetch_add(&levels_wrong, 1);
+    struct nest mine = {.outer = thread};
+    CHECK_EQ(buddypool_parallel(2, inner, &mine), 0);
+    atomic_fetch_add(&n->sum, atomic_load(&mine.sum));
 }
 
 static void *nested_app(void *arg)
 {
     omp_set_max_active_levels(2);
-    CHECK_EQ(buddypool_parallel(2, outer, NULL), 0);
+    struct nest n = {0};
+    CHECK_EQ(buddypool_parallel(2, outer, &n), 0);
+    CHECK_EQ(atomic_load(&n.sum), 10);
+    CHECK_EQ(omp_get_level(), 0);
     return NULL;
 }
 
@@ -290,6 +322,7 @@ static void nested(void)
     int gave_up = atomic_load(&timed_out), wrong = atomic_load(&inner_wrong);
     CHECK_EQ(gave_up, 0); /* not every inner region ran at once */
     CHECK_EQ(wrong, 0);
+    CHECK_EQ(atomic_load(&levels_wrong), 0);
     CHECK_EQ(atomic_load(&inner_ran), NESTED_APPS * 2 * 2);
     printf("test-teams nested: %d application threads' nested teams ran at once\n",
            NESTED_APPS);

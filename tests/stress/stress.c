@@ -16,8 +16,10 @@
  *             slots, barrier; then a `for` with a sum reduction inside the
  *             region (a blocking reduction in clang's code)
  *   reduce    parallel reduction of thread numbers (+ and max)
- *   nested    a region inside a region: level 2, the right ancestor, serial
- *             when the outer team is active
+ *   nested    a region inside a region: level 2, the right ancestors and
+ *             team sizes at each level, an exact sum over both levels;
+ *             the inner team serial when the outer one is active, unless
+ *             max-active-levels allows two (then both levels are teams)
  *   single    single (with copyprivate) and critical: one winner, every
  *             thread sees its value, the critical count equals the team
  *   tasks     a random tree of up to 256 tasks made from a single, each
@@ -194,40 +196,59 @@ static int run_reduce(struct app *a, int team)
 }
 
 /* A region inside each thread of a region: at level 2, with the outer
- * thread as ancestor, each inner thread running once. When the outer team
- * is active the inner one is serial (one active level, the default of
- * max-active-levels in both runtimes; libgomp's test sets
- * OMP_MAX_ACTIVE_LEVELS=1 to be sure). */
+ * thread as ancestor and the enclosing teams' sizes, each inner thread
+ * running once, and a sum over both levels exact. When the outer team is
+ * active, the inner one is active only if max-active-levels allows two
+ * levels (OMP_MAX_ACTIVE_LEVELS=2: the stress-*-nested tests), else it runs
+ * on its thread alone (the default of one active level in both runtimes;
+ * libgomp's run of the test sets it to be sure). */
 static int run_nested(struct app *a, int team)
 {
     int bad = 0, got_team = 0;
-#pragma omp parallel num_threads(team) reduction(+ : bad)
+    long sum = 0;
+    int two_levels = omp_get_max_active_levels() >= 2;
+#pragma omp parallel num_threads(team) reduction(+ : bad, sum)
     {
         int outer = omp_get_thread_num();
         int active = omp_get_num_threads() > 1;
         if (outer == 0)
             got_team = omp_get_num_threads();
+        int want_inner = active && !two_levels ? 1 : 2;
         int inner_team = 0, inner_runs = 0;
-#pragma omp parallel num_threads(2)
+        long inner_sum = 0;
+#pragma omp parallel num_threads(2) reduction(+ : inner_sum)
         {
-            if (omp_get_thread_num() == 0)
+            int me = omp_get_thread_num();
+            if (me == 0)
                 inner_team = omp_get_num_threads();
 #pragma omp atomic
             inner_runs++;
             if (omp_get_level() != 2)
                 bad += 1;
-            if (omp_get_ancestor_thread_num(1) != outer)
+            if (omp_get_ancestor_thread_num(1) != outer || omp_get_ancestor_thread_num(2) != me ||
+                omp_get_ancestor_thread_num(0) != 0)
                 bad += 10;
+            if (omp_get_team_size(1) != team || omp_get_team_size(2) != omp_get_num_threads() ||
+                omp_get_active_level() != active + (omp_get_num_threads() > 1))
+                bad += 1000;
+            inner_sum += 1000 * outer + me + 1;
         }
-        if (inner_runs != inner_team || inner_team < 1 || inner_team > 2 ||
-            (active && inner_team != 1))
+        if (inner_runs != inner_team || inner_team != want_inner)
             bad += 100;
+        sum += inner_sum;
     }
     if (got_team != team)
         return fail(a, "nested: team size", got_team, team);
     if (bad)
         return fail(a, "nested: inner regions wrong (1: level, 10: ancestor, 100: team or "
-                       "runs; summed over threads)", bad, 0);
+                       "runs, 1000: team sizes or active level; summed over threads)", bad, 0);
+    /* outer thread o adds 1000 o + 1 (inner team of 1) or 2000 o + 3 */
+    long want = 0;
+    int inner = team > 1 && !two_levels ? 1 : 2;
+    for (int o = 0; o < team; o++)
+        want += inner == 1 ? 1000L * o + 1 : 2000L * o + 3;
+    if (sum != want)
+        return fail(a, "nested: the sum over both levels", sum, want);
     return 0;
 }
 
