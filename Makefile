@@ -70,6 +70,7 @@ bench: build
 	python3 bench/compare.py $(BUILD) --only overhead,decode,idle,graph
 	python3 bench/contention.py $(BUILD) --rounds 7
 	python3 bench/contention.py $(BUILD) --bench decode --rounds 7
+	python3 bench/teams.py $(BUILD) --rounds 7
 	sh bench/profile-overhead.sh $(BUILD) 7 300
 
 bench-quick: build

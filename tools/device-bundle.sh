@@ -1,7 +1,7 @@
 #!/bin/sh
 # device-bundle.sh BUILD OUT: the benchmark programs of BUILD (bench/overhead,
 # bench/decode, bench/idle, bench/graph), the peer runtimes they load (libomp.so.5,
-# libgomp.so.1) and bench/compare.py, copied into OUT and laid out as
+# libgomp.so.1) and bench/compare.py, contention.py and teams.py, copied into OUT and laid out as
 # compare.py expects a build directory, for a machine that has no compilers
 # or peer runtimes installed (a lent many-core machine):
 #
@@ -9,7 +9,11 @@
 #   build-device/run.sh --rounds 3 --threads 8,16 --only overhead,decode,graph
 #
 # run.sh passes its arguments to compare.py and writes the results under
-# OUT/bench-results. The programs need a glibc at least as new as the
+# OUT/bench-results; run-contention.sh and run-teams.sh pass theirs to
+# bench/contention.py and bench/teams.py:
+#
+#   build-device/run-teams.sh --shapes 1x16,2x8,4x4,8x2 --rounds 3
+#   build-device/run-contention.sh --threads 16 --rounds 3 The programs need a glibc at least as new as the
 # building machine's (Debian 12: 2.36) and python3 on the machine.
 set -eu
 if [ $# -ne 2 ]; then
@@ -55,7 +59,7 @@ for prog in "$out/bench/overhead/overhead-libomp" "$out/bench/overhead/overhead-
         cp -L "$lib" "$out/lib/"
     done
 done
-cp "$here/bench/compare.py" "$out/"
+cp "$here/bench/compare.py" "$here/bench/contention.py" "$here/bench/teams.py" "$out/"
 # every runtime's programs and both peer libraries, or no bundle
 missing=
 for p in overhead/overhead-buddypool overhead/overhead-gcc-buddypool overhead/overhead-libomp \
@@ -81,4 +85,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec python3 "$here/compare.py" "$here" "$@"
 RUN
 chmod +x "$out/run.sh"
+# the same for contention.py (the decode benchmarks under load) and teams.py
+# (several application threads decoding at once)
+for tool in contention teams; do
+    cat >"$out/run-$tool.sh" <<RUN
+#!/bin/sh
+# Runs bench/$tool.py on the programs next to this script (see
+# tools/device-bundle.sh); arguments go to $tool.py.
+here=\$(cd "\$(dirname "\$0")" && pwd)
+LD_LIBRARY_PATH="\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec python3 "\$here/$tool.py" "\$here" "\$@"
+RUN
+    chmod +x "$out/run-$tool.sh"
+done
 echo "device-bundle.sh: $(du -sh "$out" | cut -f1) in $out; run $out/run.sh [compare.py arguments]"
