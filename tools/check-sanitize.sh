@@ -8,7 +8,7 @@
 #   *-libomp-N, *-libgomp-N and their environment variants (-list, -sched-*,
 #   -places-*, -limit, -passive), the affinity display's and the error
 #   directive's peer programs,
-#   clang-runtime-team-libomp and stress-libgomp
+#   clang-runtime-team-libomp and stress-libgomp(-nested)
 #   tests, decode-tokens-identical, overhead-smoke, tasks-smoke and teams-smoke,
 #   which run the peer
 #   builds, and cli, which preloads the library into them). Those runtimes
@@ -27,7 +27,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 supp="$(pwd)/tools/lsan-peers.supp" # the peer runtimes' own leaks
-peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^(gomp|clang)-(affinity-display|error-directive)-(libomp|libgomp)$|^clang-runtime-team-libomp$|^stress-libgomp$|^decode-tokens-identical$|^overhead-smoke$|^tasks-smoke$|^teams-smoke$|^gomp-detach-wait-buddypool-[0-9]$|^(clang-)?gomp-barrier-detach-buddypool-[0-9]$|^cli$'
+peer_tests='-(libomp|libgomp)-[0-9a-z-]+$|^(gomp|clang)-(affinity-display|error-directive)-(libomp|libgomp)$|^clang-runtime-team-libomp$|^stress-libgomp(-nested)?$|^decode-tokens-identical$|^overhead-smoke$|^tasks-smoke$|^teams-smoke$|^gomp-detach-wait-buddypool-[0-9]$|^(clang-)?gomp-barrier-detach-buddypool-[0-9]$|^cli$'
 [ $# -gt 0 ] || set -- asan tsan
 for kind in "$@"; do
     case $kind in
