@@ -128,7 +128,8 @@ static void restore_team(struct bp_thread *t, const struct team_state *s)
 
 /* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
  * from the one that forks it; the team's loops follow its runtime schedule. */
-static void begin_task(struct bp_thread *t, const struct bp_icv *icv, struct bp_task *implicit)
+static void begin_task(struct bp_thread *t, const struct bp_icv *icv,
+                       struct bp_implicit_task *implicit)
 {
     bp_task_icvs(t, icv);
     bp_task_implicit(t, implicit);

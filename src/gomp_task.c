@@ -131,8 +131,10 @@ static void run_block(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 
 static uint32_t task_flags(unsigned flags)
 {
-    return ((flags & GOMP_TASK_FLAG_FINAL) ? BP_TASK_FINAL : 0) |
-           ((flags & GOMP_TASK_FLAG_UNTIED) ? BP_TASK_UNTIED : 0);
+    _Static_assert((unsigned)GOMP_TASK_FLAG_FINAL == (unsigned)BP_TASK_FINAL &&
+                       (unsigned)GOMP_TASK_FLAG_UNTIED == (unsigned)BP_TASK_UNTIED,
+                   "the pool's task flags have gcc's bits: no conversion");
+    return flags & (GOMP_TASK_FLAG_FINAL | GOMP_TASK_FLAG_UNTIED);
 }
 
 /* A task run now on t's stack, as an included task, on its block (copied

@@ -285,9 +285,11 @@ struct bp_taskgroup {
     _Atomic int cancelled;     /* cancel taskgroup (cancel.c) */
 };
 
+/* BP_TASK_UNTIED and BP_TASK_FINAL have the bits of gcc's GOMP_task flags,
+ * which GOMP_task then takes as they are (gomp_task.c). */
 enum {
-    BP_TASK_FINAL = 1u << 0,    /* final: its descendants are included tasks */
-    BP_TASK_UNTIED = 1u << 1,   /* untied (run as tied, which OpenMP allows) */
+    BP_TASK_UNTIED = 1u << 0,   /* untied (run as tied, which OpenMP allows) */
+    BP_TASK_FINAL = 1u << 1,    /* final: its descendants are included tasks */
     BP_TASK_LINKED = 1u << 2,   /* counted in its parent, taskgroup and team */
     BP_TASK_IMPLICIT = 1u << 3, /* an implicit task (never freed here) */
     BP_TASK_STARTED = 1u << 4,  /* its body has begun (an untied task's next */
@@ -341,8 +343,6 @@ struct bp_task {
     struct bp_dep_node *dep;
     struct bp_dep_table *dep_table;
     struct bp_task *next_ready;
-    /* an implicit task's children complete, on a line of its own */
-    alignas(64) _Atomic uint32_t children_done;
     /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
     struct bp_task_frame {
         struct bp_task *prev;
@@ -353,6 +353,19 @@ struct bp_task {
         struct bp_task_frame *lender; /* the thread's icv_lender, as it was */
     } frame;
 };
+/* An implicit task: a task whose children's completions are counted on a
+ * line of their own (children_done; children_made, its own thread's, is in
+ * the task). Only these need the alignment, so a struct bp_task on a stack
+ * (an included task's) needs none: its maker does not realign the stack. */
+struct bp_implicit_task {
+    struct bp_task task;
+    alignas(64) _Atomic uint32_t children_done;
+};
+/* The implicit task that task (flags BP_TASK_IMPLICIT) is. */
+static inline struct bp_implicit_task *bp_implicit_of(struct bp_task *task)
+{
+    return (struct bp_implicit_task *)((char *)task - offsetof(struct bp_implicit_task, task));
+}
 
 /* ---- pool.c, fork.c: the state of a thread and its team ------------------ */
 
@@ -456,7 +469,7 @@ struct bp_thread {
         struct team_state team;
     };
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
-    struct bp_task initial_task; /* the implicit task outside any region (task.c) */
+    struct bp_implicit_task initial_task; /* the implicit task outside any region (task.c) */
     /* the teams this thread forked with at levels 1..BP_HOT_LEVELS, kept
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
@@ -521,7 +534,7 @@ struct bp_fork_frame {
     int64_t obtain_ns;      /* profiling: making or growing its team */
     int outermost;          /* forked outside any region: the profile times it */
     const void *fn;
-    struct bp_task implicit; /* thread 0's implicit task in the region */
+    struct bp_implicit_task implicit; /* thread 0's implicit task in the region */
     struct team_state saved;
     int64_t start_ns, end_ns, wait_ns, wait_t0_ns; /* profiling */
     int64_t joined_ns;      /* tracing: thread 0 reached the join */
@@ -766,7 +779,7 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
 /* What a worker runs when thread 0 asks it back to help with tasks. */
 void bp_tasks_help(int tid, void *ctx);
 /* A region's implicit task, for t's region now beginning. */
-void bp_task_implicit(struct bp_thread *t, struct bp_task *task);
+void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *task);
 
 /* ---- taskdep.c ---------------------------------------------------------- */
 

@@ -354,7 +354,7 @@ static void *worker_main(void *arg)
         slot->steps_rec = t->steps.rec;
     }
     uint32_t seen = 0;
-    struct bp_task implicit; /* the worker's implicit task in each region */
+    struct bp_implicit_task implicit; /* the worker's implicit task in each region */
     for (;;) {
         t->slept = 0;
         bp_flag_wait(&go->flag, seen + 1);
@@ -413,7 +413,7 @@ static void *worker_main(void *arg)
         if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
             bp_tasks_pending(team) != 0)
             bp_tasks_drain(t); /* the region's tasks, before it arrives */
-        bp_task_deps_free(&implicit); /* its children are complete */
+        bp_task_deps_free(&implicit.task); /* its children are complete */
         if (profiled) {
             int64_t joined_ns = bp_now_ns();
             if (bp_tracing)

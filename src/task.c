@@ -42,16 +42,17 @@ static int preds_complete(const void *arg);
 
 struct bp_task *bp_task_current_initial(struct bp_thread *t)
 {
-    struct bp_task *it = &t->initial_task;
+    struct bp_task *it = &t->initial_task.task;
     if (!(it->flags & BP_TASK_IMPLICIT))
-        bp_task_implicit(t, it);
+        bp_task_implicit(t, &t->initial_task);
     t->task = it;
     return it;
 }
 
-void bp_task_implicit(struct bp_thread *t, struct bp_task *task)
+void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
 {
-    memset(task, 0, sizeof *task);
+    memset(implicit, 0, sizeof *implicit);
+    struct bp_task *task = &implicit->task;
     atomic_init(&task->refs, 1);
     atomic_init(&task->mem_holds, 1);
     atomic_init(&task->pending, 1);
@@ -95,7 +96,6 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     task->dep = NULL;
     task->dep_table = NULL;
     task->next_ready = NULL;
-    atomic_init(&task->children_done, 0);
     return task;
 }
 
@@ -151,7 +151,8 @@ static void task_complete(struct bp_task *task)
         atomic_fetch_add_explicit(&group->done, 1, memory_order_release);
     if (parent != NULL) {
         if (parent->flags & BP_TASK_IMPLICIT)
-            atomic_fetch_add_explicit(&parent->children_done, 1, memory_order_release);
+            atomic_fetch_add_explicit(&bp_implicit_of(parent)->children_done, 1,
+                                      memory_order_release);
         else
             task_unalive(parent);
     }
@@ -481,8 +482,8 @@ static int children_complete(const void *arg)
 {
     const struct bp_task *task = arg;
     if (task->flags & BP_TASK_IMPLICIT) /* its own thread reads children_made */
-        return atomic_load_explicit(&task->children_done, memory_order_acquire) ==
-               task->children_made;
+        return atomic_load_explicit(&bp_implicit_of((struct bp_task *)task)->children_done,
+                                    memory_order_acquire) == task->children_made;
     return atomic_load_explicit(&task->refs, memory_order_acquire) == 1;
 }
 
