@@ -2,26 +2,33 @@
 # install the Debian packages they need, build with CMake and run.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-# The compiler, CMake, pkg-config for the install test, python3 for the
-# profile checks, the MLIR 22 tools (mlir-opt, mlir-translate, llc) that
-# lower the test kernels, and clang 22 with LLVM's libomp for the builds the
-# benchmarks compare (libgomp comes with gcc); libnuma for `buddypool run
-# --numa`, elfutils for the names in `buddypool report`, Chromium for the
-# test that loads its HTML report, and gfortran for the Fortran API's test.
-PACKAGES = gcc libc6-dev make cmake pkg-config python3 mlir-22-tools llvm-22 \
-	clang-22 libomp-22-dev libnuma1 chromium elfutils gfortran
+# make demo: the compiler, CMake, python3 for the `buddypool` command and
+# elfutils for the names in `buddypool report`. The demo is gcc -fopenmp code
+# (cmake/BuddypoolDemo.cmake): no clang, MLIR tools or OpenMP runtime.
+DEMO_PACKAGES = gcc libc6-dev make cmake python3 elfutils
+# make deb: Debian's packaging tools, help2man for the man page, lintian.
+DEB_PACKAGES = dpkg-dev debhelper help2man lintian
+# make check, beyond those: pkg-config for the install test, the MLIR 22
+# tools (mlir-opt, mlir-translate, llc) that lower the test kernels, and
+# clang 22 with LLVM's libomp for the builds the benchmarks compare (libgomp
+# comes with gcc); libnuma for `buddypool run --numa`, Chromium for the test
+# that loads its HTML report, gfortran for the Fortran API's test, and the
+# packaging tools for the package tests.
+PACKAGES = $(DEMO_PACKAGES) pkg-config mlir-22-tools llvm-22 clang-22 libomp-22-dev \
+	libnuma1 chromium gfortran $(DEB_PACKAGES)
 # Real libraries built for libgomp that the tests run on the pool (tests/libs):
 # the OpenMP build of OpenBLAS, which the tests load by its path and not
 # through the libblas alternatives (the package registers its alternative on
 # install, as Debian's BLAS packages do), and oneDNN.
 LIB_PACKAGES = libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev
 # gcc's ASan and UBSan runtimes and clang's TSan runtime (check-sanitize);
-# cross compilers, their C libraries and qemu-user (check-cross).
+# cross compilers, their C libraries and qemu-user (check-cross, which also
+# cross-builds the Debian packages).
 SAN_PACKAGES = libasan8 libubsan1 libclang-rt-22-dev
 CROSS_PACKAGES = gcc-riscv64-linux-gnu libc6-dev-riscv64-cross \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 
-.PHONY: all deps lib-deps build check check-sanitize check-cross demo bench bench-quick install clean
+.PHONY: all deps lib-deps build check check-sanitize check-cross demo deb bench bench-quick install clean
 
 all: build
 
@@ -29,7 +36,7 @@ deps:
 	@sh tools/install-deps.sh $(PACKAGES)
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUDDYPOOL_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The libraries before the build: CMake looks for them when it configures.
@@ -47,21 +54,35 @@ check-sanitize: deps lib-deps
 	sh tools/check-sanitize.sh
 
 check-cross:
-	@sh tools/install-deps.sh cmake make $(CROSS_PACKAGES)
+	@sh tools/install-deps.sh cmake make python3 $(CROSS_PACKAGES) $(DEB_PACKAGES)
 	sh tools/check-cross.sh
 
 # The decode benchmark's default model (Qwen3-shaped, 28 layers, synthetic
-# weights) on the pool, with its profile (printed at exit, region functions
-# as module+offset), then the same profile with the functions named from the
-# program's symbols, and an HTML page with the timeline of one decode step.
-demo: build
+# weights; gcc -fopenmp objects) on the pool, with its profile (printed at
+# exit, region functions as module+offset), then the same profile with the
+# functions named from the program's symbols, and an HTML page with the
+# timeline of one decode step. A fresh $(BUILD) is configured without the
+# tests, which need far more (make check); one make check configured
+# serves as it is.
+demo:
+	@sh tools/install-deps.sh $(DEMO_PACKAGES)
+	cmake -S . -B $(BUILD) -DBUDDYPOOL_DEMO=ON $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DBUDDYPOOL_TESTS=OFF)
+	cmake --build $(BUILD) -j $(JOBS) --target decode-demo
 	BUDDY_THREAD_POOL_PROFILE=1 BUDDY_THREAD_POOL_PROFILE_OUT=$(BUILD)/demo-profile.json \
 	BUDDY_THREAD_POOL_TRACE=$(BUILD)/demo-trace.json \
-		$(BUILD)/bench/decode/decode-buddypool --config default
+		$(BUILD)/decode-demo --config default
 	$(BUILD)/buddypool report $(BUILD)/demo-profile.json --top 8
 	$(BUILD)/buddypool report $(BUILD)/demo-profile.json --trace $(BUILD)/demo-trace.json \
 		--html $(BUILD)/demo-profile.html
 	@echo "make demo: the timeline of a decode step is in $(BUILD)/demo-profile.html"
+
+# Debian packages (libbuddypool0, libbuddypool-dev, buddypool-tools), built
+# by dpkg-buildpackage from debian/ in a copy of the tree, into $(BUILD)/deb.
+# ARCH=riscv64 or ARCH=arm64 cross-builds them with Debian's cross compiler.
+deb:
+	@sh tools/install-deps.sh gcc libc6-dev make cmake python3 $(DEB_PACKAGES) \
+		$(if $(ARCH),gcc-$(if $(filter arm64,$(ARCH)),aarch64,$(ARCH))-linux-gnu libc6-dev-$(ARCH)-cross)
+	sh tools/build-deb.sh -o $(BUILD)/deb -j $(JOBS) $(if $(ARCH),-a $(ARCH))
 
 # Benchmarks print numbers; nothing here is a pass/fail test. `bench` is the
 # full comparison for the README (tens of minutes); `bench-quick` a look in
@@ -81,4 +102,4 @@ install: build
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-cross-riscv64 build-cross-aarch64 \
-		build-cross-portable
+		build-cross-portable build-cross-deb-riscv64 build-cross-deb-arm64

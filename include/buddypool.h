@@ -3,8 +3,9 @@
  * libomp and OpenMP entry points, which are not declared here).
  *
  * All functions may be called from any thread. Regions from different
- * threads run one at a time; a region started inside a region runs on the
- * calling thread alone. Errors are returned as negative errno values. */
+ * threads run concurrently, each on its own team; a region started inside
+ * an active region runs on the calling thread alone. Errors are returned as
+ * negative errno values. */
 #ifndef BUDDYPOOL_H
 #define BUDDYPOOL_H
 
@@ -15,8 +16,18 @@
 extern "C" {
 #endif
 
+/* The version of this header. These three lines are the project's one
+ * statement of its version: CMakeLists.txt reads them, and the library, the
+ * `buddypool` command and the Debian packages take theirs from there. */
 #define BUDDYPOOL_VERSION_MAJOR 0
 #define BUDDYPOOL_VERSION_MINOR 1
+#define BUDDYPOOL_VERSION_PATCH 0
+
+/* The version of the library that is running, as "MAJOR.MINOR.PATCH" (a
+ * static string; never NULL). It can differ from the header's macros when a
+ * program compiled against one version runs on another: the major version
+ * is the shared library's (libbuddypool.so.MAJOR). */
+const char *buddypool_version(void);
 
 /* The body of a region: called once on each thread of the team, with the
  * thread's number (0 is the caller) and the team's size. */

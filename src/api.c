@@ -66,3 +66,15 @@ BP_API int buddypool_thread_num(void) { return bp_self()->tid; }
 BP_API int buddypool_team_size(void) { return bp_self()->team_size; }
 
 BP_API int buddypool_max_threads(void) { return bp_default_team(); }
+
+/* The header's version numbers as one string literal, built from the macros
+ * so that the library's version and its header's cannot differ. */
+#define BP_STRINGIFY(x) #x
+#define BP_VERSION_STRING(major, minor, patch) \
+    BP_STRINGIFY(major) "." BP_STRINGIFY(minor) "." BP_STRINGIFY(patch)
+
+BP_API const char *buddypool_version(void)
+{
+    return BP_VERSION_STRING(BUDDYPOOL_VERSION_MAJOR, BUDDYPOOL_VERSION_MINOR,
+                             BUDDYPOOL_VERSION_PATCH);
+}

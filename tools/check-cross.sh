@@ -4,13 +4,21 @@
 # Debian's cross compiler and run them under qemu-user (`make check-cross`,
 # run by .ci/run; see cmake/toolchain-ARCH.cmake). ARCH `portable` is a
 # native build with the portable pause and futex of src/prim.h
-# (BUDDYPOOL_PORTABLE_PRIMS), running the whole suite.
+# (BUDDYPOOL_PORTABLE_PRIMS), running the whole suite. ARCH deb-riscv64 or
+# deb-arm64 cross-builds the Debian packages for that architecture with
+# dpkg-buildpackage -a and runs a program on them under qemu-user
+# (tests/package/check-cross-deb.sh; the packages in build-cross-deb-*).
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-[ $# -gt 0 ] || set -- riscv64 aarch64 portable
+[ $# -gt 0 ] || set -- riscv64 aarch64 portable deb-riscv64 deb-arm64
 for arch in "$@"; do
     dir=build-cross-$arch
+    case $arch in
+        deb-*)
+            sh tests/package/check-cross-deb.sh "${arch#deb-}" "$dir"
+            continue ;;
+    esac
     if [ "$arch" = portable ]; then
         opts="-DBUDDYPOOL_PORTABLE_PRIMS=ON"
     elif [ -f "cmake/toolchain-$arch.cmake" ]; then
