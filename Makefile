@@ -77,12 +77,13 @@ demo:
 	@echo "make demo: the timeline of a decode step is in $(BUILD)/demo-profile.html"
 
 # Debian packages (libbuddypool0, libbuddypool-dev, buddypool-tools), built
-# by dpkg-buildpackage from debian/ in a copy of the tree, into $(BUILD)/deb.
+# by dpkg-buildpackage from debian/ in a copy of the tree, into $(BUILD)/deb
+# ($(BUILD)/deb-ARCH for a cross build).
 # ARCH=riscv64 or ARCH=arm64 cross-builds them with Debian's cross compiler.
 deb:
 	@sh tools/install-deps.sh gcc libc6-dev make cmake python3 $(DEB_PACKAGES) \
 		$(if $(ARCH),gcc-$(if $(filter arm64,$(ARCH)),aarch64,$(ARCH))-linux-gnu libc6-dev-$(ARCH)-cross)
-	sh tools/build-deb.sh -o $(BUILD)/deb -j $(JOBS) $(if $(ARCH),-a $(ARCH))
+	sh tools/build-deb.sh -o $(BUILD)/deb$(if $(ARCH),-$(ARCH)) -j $(JOBS) $(if $(ARCH),-a $(ARCH))
 
 # Benchmarks print numbers; nothing here is a pass/fail test. `bench` is the
 # full comparison for the README (tens of minutes); `bench-quick` a look in

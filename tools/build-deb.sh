@@ -67,6 +67,11 @@ echo "build-deb.sh: dpkg-buildpackage $* (buddypool $version${arch:+, $arch}) in
 (cd "$src" && dpkg-buildpackage "$@") >"$work/build.log" 2>&1 ||
     { tail -n 60 "$work/build.log"; echo "build-deb.sh: dpkg-buildpackage failed (log above)" >&2; exit 1; }
 mkdir -p "$out"
+# the packages of an earlier build for this architecture go: DIR holds one set
+host=$(dpkg-architecture ${arch:+-f -a "$arch"} -qDEB_HOST_ARCH)
+rm -f "$out"/libbuddypool0_*_"$host".deb "$out"/libbuddypool0-dbgsym_*_"$host".deb \
+    "$out"/libbuddypool-dev_*_"$host".deb "$out"/buddypool-tools_*_"$host".deb \
+    "$out"/buddypool_*_"$host".changes "$out"/buddypool_*_"$host".buildinfo
 for f in "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo; do
     [ -e "$f" ] && cp "$f" "$out/"
 done
