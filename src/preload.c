@@ -15,8 +15,11 @@
  * to this file, so the static library's users never link it):
  *  1. dl_iterate_phdr walks the loaded objects' names. An object named
  *     libomp.so*, libgomp.so* or libiomp5.so* (or a vendored copy, as
- *     libgomp-<hash>.so*) is another runtime. None: done; that name check is
- *     all a program linked with buddypool alone pays.
+ *     libgomp-<hash>.so*) is another runtime, unless it defines no OpenMP
+ *     name: then it is buddypool's drop-in library of that name (drop-in
+ *     mode), and what buddypool lacks is answered by nothing at all. None
+ *     of either: done; that name check is all a program linked with
+ *     buddypool alone pays.
  *  2. A second walk reads each object's dynamic symbol table from memory
  *     (PT_DYNAMIC -> DT_SYMTAB, DT_STRTAB; the symbol count from DT_HASH, or
  *     by walking DT_GNU_HASH, or where that hashes nothing from the table
@@ -25,7 +28,8 @@
  *     gives the OpenMP names it imports (undefined symbols starting with
  *     GOMP_, __kmp, omp_ or kmp_).
  *  3. The imports buddypool does not define, sorted and de-duplicated, go in
- *     one warning naming the other runtime's path.
+ *     one warning naming the other runtime's path (or the drop-in's, saying
+ *     that a call to one ends the program).
  * buddypool's names come from its own table rather than from dlsym on its
  * handle: dlsym would also search buddypool's dependencies and needs a dlopen
  * of our own path, while the table says exactly what this object exports.
@@ -63,6 +67,7 @@ struct names {
 struct walk {
     const void *self;          /* an address inside buddypool's object */
     struct names runtimes;     /* paths of the other runtimes loaded */
+    struct names dropins;      /* paths of buddypool's drop-in libraries loaded */
     struct names defined;      /* OpenMP names buddypool exports */
     struct names imported;     /* OpenMP names the other objects import */
 };
@@ -245,17 +250,27 @@ static void collect(const struct dl_phdr_info *info, int defined, struct names *
             continue;
         if ((sym->st_shndx != SHN_UNDEF) != defined)
             continue;
+        if (sym->st_shndx == SHN_ABS) /* a version's name (GOMP_1.0), not an entry point */
+            continue;
         const char *name = strtab + sym->st_name;
         if (is_openmp_name(name))
             names_add(out, name);
     }
 }
 
+/* An object with a runtime's name that defines no OpenMP name is one of
+ * buddypool's drop-in libraries (cmake/BuddypoolDropin.cmake): a name and
+ * a dependency on buddypool, not a runtime. */
 static int find_runtimes(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct walk *w = arg;
-    if (info->dlpi_name != NULL && is_openmp_runtime(info->dlpi_name))
-        names_add(&w->runtimes, info->dlpi_name);
+    if (info->dlpi_name == NULL || !is_openmp_runtime(info->dlpi_name))
+        return 0;
+    struct names defines = {0};
+    collect(info, 1, &defines);
+    names_add(defines.n == 0 && !defines.out_of_memory ? &w->dropins : &w->runtimes,
+              info->dlpi_name);
+    free(defines.v);
     return 0;
 }
 
@@ -294,19 +309,27 @@ static void write_wrapped(FILE *out, const char *text)
 
 /* The warning is composed in memory and written with one call: bp_warn makes
  * one line of at most 512 bytes, which a long list of names would cut. */
-static void warn_missing(const struct names *runtimes, const struct names *missing)
+static void warn_missing(const struct names *runtimes, const struct names *dropins,
+                         const struct names *missing)
 {
     char *text = NULL, *wrapped = NULL;
     size_t text_bytes = 0, wrapped_bytes = 0;
     FILE *t = open_memstream(&text, &text_bytes), *w;
     if (t == NULL)
         return;
+    /* with no other runtime, the names come from the drop-in libraries,
+     * which define none: nothing answers them */
+    const struct names *named = runtimes->n > 0 ? runtimes : dropins;
     fputs("buddypool:", t);
-    for (size_t i = 0; i < runtimes->n; i++)
-        fprintf(t, "%s %s", i == 0 ? "" : i + 1 < runtimes->n ? "," : " and",
-                runtimes->v[i]);
-    fprintf(t, " %s loaded beside buddypool; these OpenMP entry points the program uses"
-               " are not buddypool's and run there:", runtimes->n > 1 ? "are" : "is");
+    for (size_t i = 0; i < named->n; i++)
+        fprintf(t, "%s %s", i == 0 ? "" : i + 1 < named->n ? "," : " and", named->v[i]);
+    if (runtimes->n > 0)
+        fprintf(t, " %s loaded beside buddypool; these OpenMP entry points the program uses"
+                   " are not buddypool's and run there:", runtimes->n > 1 ? "are" : "is");
+    else
+        fprintf(t, " %s buddypool's drop-in, which defines nothing of its own; these OpenMP"
+                   " entry points the program uses are not buddypool's, so a call to one"
+                   " ends the program (undefined symbol):", dropins->n > 1 ? "are" : "is");
     for (size_t i = 0; i < missing->n; i++)
         fprintf(t, " %s%s", missing->v[i], i + 1 < missing->n ? "," : "");
     if (fclose(t) != 0)
@@ -327,7 +350,8 @@ __attribute__((constructor)) static void check_other_runtimes(void)
     struct walk w = {.self = (const void *)check_other_runtimes};
     struct names missing = {0};
     dl_iterate_phdr(find_runtimes, &w);
-    if (w.runtimes.n == 0 || w.runtimes.out_of_memory)
+    if ((w.runtimes.n == 0 && w.dropins.n == 0) || w.runtimes.out_of_memory ||
+        w.dropins.out_of_memory)
         goto out;
     dl_iterate_phdr(read_symbols, &w);
     if (w.defined.out_of_memory || w.imported.out_of_memory)
@@ -338,10 +362,11 @@ __attribute__((constructor)) static void check_other_runtimes(void)
         if (!names_contain(&w.defined, w.imported.v[i]))
             names_add(&missing, w.imported.v[i]);
     if (missing.n > 0 && !missing.out_of_memory)
-        warn_missing(&w.runtimes, &missing);
+        warn_missing(&w.runtimes, &w.dropins, &missing);
 out:
     free(missing.v);
     free(w.runtimes.v);
+    free(w.dropins.v);
     free(w.defined.v);
     free(w.imported.v);
 }

@@ -8,6 +8,10 @@
 #    its region on a team of OMP_NUM_THREADS, and with
 #    BUDDY_THREAD_POOL_PROFILE=1 print buddypool's profile at exit; with no
 #    message from the dynamic linker about versions.
+# A PROGRAM:missing (tests/preload/device-api.c, linked with libgomp: it
+# calls omp_target_alloc, which buddypool lacks) must, with the drop-in,
+# get buddypool's start-up warning naming the drop-in and the entry point
+# and saying that a call to it ends the program, which then does.
 set -eu
 if [ -n "${BP_SKIP:-}" ]; then
     echo "skipped: $BP_SKIP"
@@ -23,6 +27,20 @@ fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; 
 for arg in "$@"; do
     prog=${arg%:*} runtimes=${arg##*:}
     name=$(basename "$prog")
+    if [ "$runtimes" = missing ]; then
+        if env -u LD_PRELOAD LD_LIBRARY_PATH="$dropin" "$prog" >"$tmp/out" 2>"$tmp/err"; then
+            fail "$name runs to its end with the drop-in, though it calls omp_target_alloc"
+        fi
+        tr '\n' ' ' <"$tmp/err" | sed 's/  */ /g' >"$tmp/warning"
+        grep -q "buddypool: $dropin/libgomp.so.1 is buddypool's drop-in, which defines nothing" \
+            "$tmp/warning" || fail "$name: no start-up warning naming the drop-in"
+        grep -q "a call to one ends the program (undefined symbol):.* omp_target_alloc," \
+            "$tmp/warning" || fail "$name: the warning does not name omp_target_alloc"
+        grep -q "symbol lookup error.*omp_target_alloc" "$tmp/err" ||
+            fail "$name: did not end at its call of omp_target_alloc"
+        echo "$name: warned at start-up, ended at its call of omp_target_alloc"
+        continue
+    fi
     # real runtimes
     env -u LD_LIBRARY_PATH -u LD_PRELOAD OMP_NUM_THREADS=2 "$prog" >"$tmp/out" 2>"$tmp/err" ||
         fail "$name does not run on its own runtime"
