@@ -18,6 +18,15 @@
  * decides. A thief that loses a race to another thief says so (BP_DEQUE_LOST)
  * rather than empty, so that it may try again.
  *
+ * The owner keeps the last top it read (top_seen, on its own line): top
+ * only grows, so bottom - top_seen bounds the items queued from above, and
+ * while that bound leaves room a push (or a look at whether the deque is
+ * full or empty) reads nothing the thieves write. It reads top again only
+ * when the bound says full (or not empty). A steal then takes a line the
+ * owner does not keep reading, and the owner's pushes stay in its cache.
+ * A slot is reused only once top_seen, read with acquire, is past the item
+ * it held: the thief's read of that slot came before its compare-and-swap.
+ *
  * Bounded: the capacity is fixed when the deque is made, and a push into a
  * full deque is refused; the caller then runs the task at once, as libgomp
  * and libomp do when a thread has too many queued. No resizing, so no old
@@ -35,6 +44,7 @@
 struct bp_deque {
     alignas(BP_LINE) _Atomic int64_t top; /* thieves and the last pop move it */
     alignas(BP_LINE) _Atomic int64_t bottom; /* the owner's */
+    int64_t top_seen;                        /* the owner's last read of top */
     int64_t mask;                            /* capacity - 1 */
     void *_Atomic *slots;                    /* capacity of them */
 };
@@ -52,6 +62,7 @@ static inline int bp_deque_init(struct bp_deque *d, int log2_capacity)
     d->mask = cap - 1;
     atomic_init(&d->top, 0);
     atomic_init(&d->bottom, 0);
+    d->top_seen = 0;
     return 0;
 }
 
@@ -61,23 +72,37 @@ static inline void bp_deque_free(struct bp_deque *d)
     d->slots = NULL;
 }
 
-/* Owner: items queued now (a hint for others, exact for the owner). */
+/* Owner: items queued now (exact). */
 static inline int64_t bp_deque_size(struct bp_deque *d)
 {
-    /* relaxed: a count */
+    /* relaxed: the owner's own word */
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
-    return b > t ? b - t : 0;
+    /* acquire: top_seen then says which slots thieves are done with */
+    d->top_seen = atomic_load_explicit(&d->top, memory_order_acquire);
+    return b > d->top_seen ? b - d->top_seen : 0;
+}
+
+/* Owner: is the deque full (a push would be refused)? Reads top only when
+ * top_seen says so. */
+static inline int bp_deque_full(struct bp_deque *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return b - d->top_seen > d->mask && bp_deque_size(d) > d->mask;
+}
+
+/* Owner: is the deque empty? Reads top only when top_seen says not. */
+static inline int bp_deque_empty(struct bp_deque *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    return b <= d->top_seen || bp_deque_size(d) == 0;
 }
 
 /* Owner: queue x at the bottom; 1, or 0 when the deque is full. */
 static inline int bp_deque_push(struct bp_deque *d, void *x)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    /* acquire: a thief's steal of slot top is over before it is reused */
-    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-    if (b - t > d->mask)
+    if (bp_deque_full(d))
         return 0;
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* relaxed: published by the release store of bottom, where the paper
      * has a release fence and a relaxed store: the same order, and one
      * that ThreadSanitizer, which does not model fences, can follow */

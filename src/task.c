@@ -463,8 +463,22 @@ void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const v
     /* profiling: the wait is not the waiting task's own time (the tasks
      * run meanwhile add theirs, which the whole wait replaces) */
     int64_t inner = t->task_inner_ns, start = bp_profiling ? bp_now_ns() : 0;
-    while (!ready(arg)) {
-        if (waiting != NULL ? bp_task_run_own(t, waiting) : bp_tasks_poll(t)) {
+    for (;;) {
+        int ran;
+        if (waiting != NULL) {
+            if (ready(arg))
+                break;
+            ran = bp_task_run_own(t, waiting);
+        } else {
+            /* a drain (the team's tasks, any of them): run first, and ask
+             * whether it is over only when none was found, for the team's
+             * counts it reads are on the lines every task made or completed
+             * writes */
+            ran = bp_tasks_poll(t);
+            if (!ran && ready(arg))
+                break;
+        }
+        if (ran) {
             idle = 0;
         } else if (++idle < BP_TASK_IDLE_SPINS) {
             bp_cpu_relax();

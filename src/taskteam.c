@@ -105,7 +105,7 @@ static struct bp_deque *own_deque(struct bp_team *team, int tid)
 int bp_task_queue_full(struct bp_thread *t)
 {
     struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
-    return d != NULL && bp_deque_size(d) > d->mask;
+    return d != NULL && bp_deque_full(d);
 }
 
 _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which)
@@ -119,7 +119,7 @@ _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which)
 int bp_task_queue_empty(struct bp_thread *t)
 {
     struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
-    return d == NULL || bp_deque_size(d) == 0;
+    return d == NULL || bp_deque_empty(d);
 }
 
 /* The workers' help episode: they run the team's tasks with the thread 0. */
