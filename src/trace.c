@@ -3,7 +3,8 @@
  * in a ring of its own, written by that thread alone: a region as thread 0
  * saw it (fork to join) or as a worker ran it (start to its arrival at the
  * join; the slice names the OS thread that forked it, so each worker slice
- * belongs to one application thread's region), a barrier wait (arrival to release), thread 0's wait at the join.
+ * belongs to one application thread's region), a barrier wait (arrival to
+ * release), thread 0's wait at the join.
  * At unload or exit, with the workers joined, the rings are written as a
  * Chrome trace-event JSON file (Perfetto, chrome://tracing): one track per
  * thread, complete ("X") events in microseconds, regions named by their
@@ -190,12 +191,12 @@ static void write_events(FILE *f, const struct bp_trace_ring *r, struct name_cac
                    ".%03d, \"pid\": %ld, \"tid\": %ld",
                 e->kind == BP_TRACE_REGION ? "region" : e->kind == BP_TRACE_TASK ? "task" : "wait",
                 ts / 1000, (int)(ts % 1000), dur / 1000, (int)(dur % 1000), pid, r->tid);
-        if (named)
+        if (named) {
             fprintf(f, ", \"args\": {\"address\": \"0x%" PRIxPTR "\"", (uintptr_t)e->fn);
-        if (named && e->forker != 0)
-            fprintf(f, ", \"forked_by\": %" PRIu32, e->forker);
-        if (named)
+            if (e->forker != 0)
+                fprintf(f, ", \"forked_by\": %" PRIu32, e->forker);
             fputc('}', f);
+        }
         fputc('}', f);
     }
 }
