@@ -9,8 +9,8 @@
  *   off      profiling off: every call returns -ENOTSUP.
  *   idle     5 regions of region_a, 60 ms apart (workers go to sleep in
  *            between), for the wait statistics.
- *   idle-reset  a region, 300 ms idle, a region, a reset, 3 regions back
- *            to back: run with a 100 ms spin period, nothing sleeps after
+ *   idle-reset  a region, 1.5 s idle, a region, a reset, 3 regions back
+ *            to back: run with a 1 s spin period, nothing sleeps after
  *            the reset.
  *   exit     thread 0 calls exit(0) inside a region while the others still
  *            run it.
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
             run(region_a, 1);
         }
     } else if (strcmp(mode, "idle-reset") == 0) {
-        struct timespec ts = {0, 300 * 1000 * 1000};
+        struct timespec ts = {1, 500 * 1000 * 1000};
         run(region_a, 1);
         nanosleep(&ts, NULL);
         run(region_a, 1);
