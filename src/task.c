@@ -456,8 +456,13 @@ int bp_task_descends(const struct bp_task *x, const struct bp_task *anc)
     return x == anc;
 }
 
-void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
-                        struct bp_task *waiting)
+/* The waits that run tasks. A task's wait (waiting set) asks ready(arg)
+ * before each task it runs. A drain (waiting NULL: the team's tasks, any of
+ * them) asks the cheap stop(arg), when there is one, before each task, and
+ * ready(arg) only when it found none: ready reads the team's counts, on the
+ * lines that every task made or completed writes. */
+static void wait_loop(struct bp_thread *t, int (*ready)(const void *),
+                      int (*stop)(const void *), const void *arg, struct bp_task *waiting)
 {
     int idle = 0;
     /* profiling: the wait is not the waiting task's own time (the tasks
@@ -470,10 +475,8 @@ void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const v
                 break;
             ran = bp_task_run_own(t, waiting);
         } else {
-            /* a drain (the team's tasks, any of them): run first, and ask
-             * whether it is over only when none was found, for the team's
-             * counts it reads are on the lines every task made or completed
-             * writes */
+            if (stop != NULL && stop(arg))
+                break;
             ran = bp_tasks_poll(t);
             if (!ran && ready(arg))
                 break;
@@ -488,6 +491,18 @@ void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const v
     }
     if (bp_profiling)
         t->task_inner_ns = inner + (bp_now_ns() - start);
+}
+
+void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
+                        struct bp_task *waiting)
+{
+    wait_loop(t, ready, NULL, arg, waiting);
+}
+
+void bp_task_drain_until(struct bp_thread *t, int (*done)(const void *),
+                         int (*stop)(const void *), const void *arg)
+{
+    wait_loop(t, done, stop, arg, NULL);
 }
 
 /* The conditions, each read with acquire: the completed tasks' writes are

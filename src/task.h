@@ -10,10 +10,15 @@
 void bp_task_run(struct bp_thread *t, struct bp_task *task);
 /* Does x descend from anc? */
 int bp_task_descends(const struct bp_task *x, const struct bp_task *anc);
-/* Wait until ready(arg), running tasks meanwhile: any of the team's
- * (waiting NULL), or the waiting task's descendants in t's deque. */
+/* Wait until ready(arg), running the waiting task's descendants in t's
+ * deque meanwhile; ready is asked before each. */
 void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
                         struct bp_task *waiting);
+/* Run the team's tasks until done(arg), asked only when none was found
+ * (it may read every member's counts), or until stop(arg), a cheap look
+ * asked before each task (NULL: none). */
+void bp_task_drain_until(struct bp_thread *t, int (*done)(const void *),
+                         int (*stop)(const void *), const void *arg);
 
 /* A thread fulfilling an event (omp_fulfill_event) is in bp_task_fulfill:
  * the tasks that makes ready need not descend from the thread's task. */

@@ -25,7 +25,12 @@
  * pending after every thread arrived, it notes the barrier's episode in
  * the team's `drained` word, and the others stop waiting, so that tasks
  * made by a thread that has already left (which may wait for one that
- * has not) do not hold them.
+ * has not) do not hold them: a drain looks at `drained` before each task
+ * it takes. The look and the take are not one step, so a thread that
+ * looked just before the note may still take one task made after it
+ * (OpenMP allows a thread in a barrier to run any task of the region, and
+ * libgomp and libomp do); tasks marked with the phase they were made in
+ * would close that window.
  *
  * The region's end. A worker that finished the region's code while tasks
  * were pending runs them until none is left before it arrives at the join.
@@ -302,7 +307,7 @@ void bp_tasks_drain(struct bp_thread *t)
 {
     struct bp_team *team = t->team_ptr;
     if (team != NULL && t->team_size > 1)
-        bp_task_wait_until(t, team_quiet, team, NULL);
+        bp_task_drain_until(t, team_quiet, NULL, team);
 }
 
 struct barrier_drain {
@@ -310,11 +315,20 @@ struct barrier_drain {
     uint64_t e; /* the barrier's episode in full, as the team counts them */
 };
 
-static int barrier_quiet(const void *arg)
+/* Has a thread noted the barrier drained? The cheap look, before each task
+ * a drain runs: once one is noted, tasks made since (by threads that have
+ * left) do not hold the others. */
+static int barrier_noted(const void *arg)
 {
     const struct barrier_drain *b = arg;
     /* acquire: the tasks' writes, seen complete by the thread that noted it */
-    if (atomic_load_explicit(&b->team->drained, memory_order_acquire) >= b->e)
+    return atomic_load_explicit(&b->team->drained, memory_order_acquire) >= b->e;
+}
+
+static int barrier_quiet(const void *arg)
+{
+    const struct barrier_drain *b = arg;
+    if (barrier_noted(arg))
         return 1;
     if (bp_tasks_pending(b->team) != 0)
         return 0;
@@ -330,7 +344,7 @@ void bp_tasks_drain_barrier(struct bp_thread *t, uint64_t e)
 {
     struct barrier_drain b = {t->team_ptr, e};
     if (b.team != NULL && t->team_size > 1 && !barrier_quiet(&b))
-        bp_task_wait_until(t, barrier_quiet, &b, NULL);
+        bp_task_drain_until(t, barrier_quiet, barrier_noted, &b);
 }
 
 void bp_tasks_help(int tid, void *ctx)
