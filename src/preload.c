@@ -191,15 +191,16 @@ static int is_table_tag(ElfW(Sxword) tag)
 }
 
 /* Add to `out` the OpenMP names of the object's dynamic symbols that it
- * defines (defined = 1) or imports (defined = 0). */
-static void collect(const struct dl_phdr_info *info, int defined, struct names *out)
+ * defines (defined = 1) or imports (defined = 0); 0 when it has no symbol
+ * table to read (nothing is known of it), else 1. */
+static int collect(const struct dl_phdr_info *info, int defined, struct names *out)
 {
     const ElfW(Dyn) *dyn = NULL;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
             dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
     if (dyn == NULL)
-        return;
+        return 0;
     const ElfW(Sym) *symtab = NULL;
     const char *strtab = NULL;
     size_t strtab_bytes = 0;
@@ -225,7 +226,7 @@ static void collect(const struct dl_phdr_info *info, int defined, struct names *
         }
     }
     if (symtab == NULL || strtab == NULL)
-        return;
+        return 0;
     /* DT_HASH's nchain is the symbol count; DT_GNU_HASH must be walked. When
      * neither tells, the table ends where the nearest table above it starts:
      * linkers put .dynstr (GNU ld, gold) or .gnu.version (lld, mold) right
@@ -256,19 +257,17 @@ static void collect(const struct dl_phdr_info *info, int defined, struct names *
         if (is_openmp_name(name))
             names_add(out, name);
     }
+    return 1;
 }
 
-/* An object with a runtime's name that defines no OpenMP name is one of
- * buddypool's drop-in libraries (cmake/BuddypoolDropin.cmake): a name and
- * a dependency on buddypool, not a runtime. */
 static int find_runtimes(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct walk *w = arg;
     if (info->dlpi_name == NULL || !is_openmp_runtime(info->dlpi_name))
         return 0;
     struct names defines = {0};
-    collect(info, 1, &defines);
-    names_add(defines.n == 0 && !defines.out_of_memory ? &w->dropins : &w->runtimes,
+    int read = collect(info, 1, &defines);
+    names_add(read && defines.n == 0 && !defines.out_of_memory ? &w->dropins : &w->runtimes,
               info->dlpi_name);
     free(defines.v);
     return 0;
