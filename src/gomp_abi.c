@@ -173,8 +173,10 @@ static _Thread_local struct split_region *split_top;
  * construct's worksharing starts on the caller too, as on the workers. */
 static void split_begin(const char *who, const struct region *r, unsigned num_threads)
 {
-    struct split_region *s = malloc(sizeof *s);
-    if (s == NULL)
+    /* aligned as its fork frame's implicit task needs (a line of its own
+     * for the count its children's completions write) */
+    struct split_region *s = NULL;
+    if (posix_memalign((void **)&s, _Alignof(struct split_region), sizeof *s) != 0)
         bp_fatal("%s: out of memory", who);
     s->r = *r;
     s->prev = split_top;
