@@ -326,9 +326,11 @@ static void warn_missing(const struct names *runtimes, const struct names *dropi
         fprintf(t, " %s loaded beside buddypool; these OpenMP entry points the program uses"
                    " are not buddypool's and run there:", runtimes->n > 1 ? "are" : "is");
     else
-        fprintf(t, " %s buddypool's drop-in, which defines nothing of its own; these OpenMP"
+        fprintf(t, " %s, which %s nothing of its own; these OpenMP"
                    " entry points the program uses are not buddypool's, so a call to one"
-                   " ends the program (undefined symbol):", dropins->n > 1 ? "are" : "is");
+                   " ends the program (undefined symbol):",
+                dropins->n > 1 ? "are buddypool's drop-ins" : "is buddypool's drop-in",
+                dropins->n > 1 ? "define" : "defines");
     for (size_t i = 0; i < missing->n; i++)
         fprintf(t, " %s%s", missing->v[i], i + 1 < missing->n ? "," : "");
     if (fclose(t) != 0)
