@@ -290,6 +290,7 @@ int bp_tasks_poll(void *arg)
         while ((got = bp_deque_steal(d, &x)) == BP_DEQUE_LOST)
             bp_cpu_relax();
         if (got == BP_DEQUE_GOT) {
+            bp_task_prefetch(x);
             bp_task_run(t, x);
             return 1;
         }
