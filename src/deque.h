@@ -30,7 +30,25 @@
  * Bounded: the capacity is fixed when the deque is made, and a push into a
  * full deque is refused; the caller then runs the task at once, as libgomp
  * and libomp do when a thread has too many queued. No resizing, so no old
- * buffer for a slow thief to read. */
+ * buffer for a slow thief to read.
+ *
+ * A full deque, looked at lazily. An owner that makes tasks faster than
+ * thieves take them finds its deque full at every task it makes, and each
+ * look reads top, which the last steal took to the thief's cache: a miss
+ * per task made, and a push into the slot the thief has just read, another
+ * (full, bottom and top are a capacity apart: the same slot). When a look
+ * finds the deque full again, bp_deque_full_lazy takes it as full for the
+ * next few looks without reading (run_skip: 1, doubling while it stays
+ * full, up to BP_DEQUE_SKIP_MAX), so the owner runs those tasks at once and
+ * the thieves free a few slots meanwhile. When a look finds that the
+ * thieves took half the deque or more, they keep up: run_skip falls to 0,
+ * and each look reads again. For a master making 100 ns tasks that one
+ * other thread steals (bench/tasks MASTER_TASK, 2 threads, 2-CPU AMD EPYC
+ * guest, 13 alternating rounds), the overhead per task fell from 0.44 to
+ * 0.34 us with clang objects and from 0.39 to 0.29 with gcc's. Thieves
+ * that take bigger tasks find a deque of 64 well stocked all the same:
+ * the owner runs at most BP_DEQUE_SKIP_MAX tasks between reads, and stops
+ * skipping once they drain half of it. bp_deque_push looks exactly. */
 #ifndef BUDDYPOOL_DEQUE_H
 #define BUDDYPOOL_DEQUE_H
 
@@ -46,10 +64,13 @@ struct bp_deque {
     alignas(BP_LINE) _Atomic int64_t bottom; /* the owner's */
     int64_t top_seen;                        /* the owner's last read of top */
     int64_t mask;                            /* capacity - 1 */
+    int run_skip;                            /* looks a full deque skips */
+    int skips_left;                          /* of them, before top is read */
     void *_Atomic *slots;                    /* capacity of them */
 };
 
 enum { BP_DEQUE_EMPTY = 0, BP_DEQUE_GOT = 1, BP_DEQUE_LOST = -1 };
+enum { BP_DEQUE_SKIP_MAX = 8 };
 
 /* A deque of 2^log2_capacity slots (1 <= log2_capacity <= 30); 0, or -1
  * when out of memory. */
@@ -63,6 +84,8 @@ static inline int bp_deque_init(struct bp_deque *d, int log2_capacity)
     atomic_init(&d->top, 0);
     atomic_init(&d->bottom, 0);
     d->top_seen = 0;
+    d->run_skip = 0;
+    d->skips_left = 0;
     return 0;
 }
 
@@ -88,6 +111,30 @@ static inline int bp_deque_full(struct bp_deque *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     return b - d->top_seen > d->mask && bp_deque_size(d) > d->mask;
+}
+
+/* Owner: is the deque full, looked at lazily (see the top of the file)? A
+ * deque it calls full may have room; one it calls not full has. */
+static inline int bp_deque_full_lazy(struct bp_deque *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (b - d->top_seen <= d->mask)
+        return 0;
+    if (d->skips_left > 0) {
+        d->skips_left--;
+        return 1;
+    }
+    int64_t n = bp_deque_size(d);
+    if (n > d->mask) {
+        d->run_skip = d->run_skip == 0 ? 1 : d->run_skip * 2;
+        if (d->run_skip > BP_DEQUE_SKIP_MAX)
+            d->run_skip = BP_DEQUE_SKIP_MAX;
+        d->skips_left = d->run_skip;
+        return 1;
+    }
+    if (n <= d->mask / 2)
+        d->run_skip = 0; /* the thieves keep up */
+    return 0;
 }
 
 /* Owner: is the deque empty? Reads top only when top_seen says not. */

@@ -653,7 +653,8 @@ void bp_taskmem_fork_child(void);
  * (undeferred: if(0), or included); a started untied task is queued again
  * for its next part. The task may be freed before this returns. */
 void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred);
-/* Is t's own queue full (a deferred task made now would run at once)? */
+/* Is t's own queue full (a deferred task made now would run at once)?
+ * Looked at lazily: it may have room when this says full (deque.h). */
 int bp_task_queue_full(struct bp_thread *t);
 /* An undeferred task of bp_task_new whose body its creator runs itself,
  * between these two (__kmpc_omp_task_begin_if0); an included one on the

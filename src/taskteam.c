@@ -106,11 +106,12 @@ static struct bp_deque *own_deque(struct bp_team *team, int tid)
     return atomic_load_explicit(&team->members[tid].tasks, memory_order_relaxed);
 }
 
-/* Is t's own deque full (a task made now would run at once)? */
+/* Is t's own deque full (a task made now would run at once)? Looked at
+ * lazily (deque.h): it may have room when it says full. */
 int bp_task_queue_full(struct bp_thread *t)
 {
     struct bp_deque *d = t->team_ptr != NULL ? own_deque(t->team_ptr, t->tid) : NULL;
-    return d != NULL && bp_deque_full(d);
+    return d != NULL && bp_deque_full_lazy(d);
 }
 
 _Atomic(void *) *bp_team_reduction_slot(struct bp_thread *t, int which)

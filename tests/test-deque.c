@@ -1,8 +1,13 @@
 /* test-deque.c: the work-stealing deque alone (src/deque.h).
  * 1. One thread: pushes up to the capacity and not past it, pops newest
- *    first, steals oldest first, and empty is empty.
- * 2. The owner pushes ITEMS items in bursts and pops some of them back while
- *    THIEVES threads steal, on a small deque so that it runs full and empty
+ *    first, steals oldest first, and empty is empty. The lazy look at a
+ *    full deque: it says full for 1, 2, 4... looks (at most
+ *    BP_DEQUE_SKIP_MAX) after each look that read it full, reads again
+ *    after them, and stops skipping once half the deque was taken; a push
+ *    looks exactly meanwhile.
+ * 2. The owner pushes ITEMS items in bursts (running an item at once when
+ *    the lazy look says full, as the pool does) and pops some of them back
+ *    while THIEVES threads steal, on a small deque so that it runs full and empty
  *    again and again: every item is taken exactly once, by somebody.
  * 3. The race for the last item: the owner pushes one item and pops it at
  *    once, at least ITEMS times and until the thief (which does not yield)
@@ -82,6 +87,58 @@ static void one_thread(void)
     bp_deque_free(&dq);
 }
 
+/* Looks at a full deque that say full without reading: n of them. */
+static void lazy_skips(int n)
+{
+    for (int k = 0; k < n; k++) {
+        CHECK_EQ(bp_deque_full_lazy(&dq), 1);
+        CHECK_EQ(dq.skips_left, n - k - 1);
+    }
+}
+
+static void lazy_full(void)
+{
+    CHECK_EQ(bp_deque_init(&dq, 3), 0);
+    void *x;
+    for (intptr_t i = 1; i <= 7; i++) {
+        CHECK_EQ(bp_deque_full_lazy(&dq), 0);
+        CHECK_EQ(bp_deque_push(&dq, (void *)i), 1);
+    }
+    CHECK_EQ(bp_deque_full_lazy(&dq), 0);
+    CHECK_EQ(bp_deque_push(&dq, (void *)8), 1);
+    CHECK_EQ(bp_deque_full_lazy(&dq), 1); /* read: full; skip 1 look */
+    CHECK_EQ(dq.run_skip, 1);
+    CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_GOT);
+    lazy_skips(1);                        /* room, not read yet */
+    CHECK_EQ(bp_deque_push(&dq, (void *)9), 1); /* exact meanwhile */
+    CHECK_EQ(bp_deque_full_lazy(&dq), 1); /* read: full again; skip 2 */
+    CHECK_EQ(dq.run_skip, 2);
+    CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_GOT);
+    lazy_skips(2);
+    CHECK_EQ(bp_deque_full_lazy(&dq), 0); /* read: one slot, skips kept */
+    CHECK_EQ(dq.run_skip, 2);
+    CHECK_EQ(bp_deque_push(&dq, (void *)10), 1);
+    for (int want = 4; want <= 16; want *= 2) { /* full at each read: doubling */
+        CHECK_EQ(bp_deque_full_lazy(&dq), 1);
+        int cap = want < BP_DEQUE_SKIP_MAX ? want : BP_DEQUE_SKIP_MAX;
+        CHECK_EQ(dq.run_skip, cap);
+        lazy_skips(cap);
+    }
+    for (int k = 0; k < 5; k++) /* thieves take 5 of 8: they keep up */
+        CHECK_EQ(bp_deque_steal(&dq, &x), BP_DEQUE_GOT);
+    lazy_skips(0);
+    CHECK_EQ(bp_deque_full_lazy(&dq), 0);
+    CHECK_EQ(dq.run_skip, 0);
+    for (intptr_t i = 11; i <= 15; i++)
+        CHECK_EQ(bp_deque_push(&dq, (void *)i), 1);
+    CHECK_EQ(bp_deque_full_lazy(&dq), 1); /* full: from 1 again */
+    CHECK_EQ(dq.run_skip, 1);
+    while (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT)
+        ;
+    CHECK_EQ(bp_deque_full_lazy(&dq), 0); /* the owner's pops: no skip */
+    bp_deque_free(&dq);
+}
+
 static void with_thieves(void)
 {
     CHECK_EQ(bp_deque_init(&dq, LOG2_CAP), 0);
@@ -90,7 +147,7 @@ static void with_thieves(void)
         CHECK_EQ(pthread_create(&th[i], NULL, thief, NULL), 0);
     long popped = 0, ran_at_once = 0;
     for (intptr_t i = 1; i <= ITEMS; i++) {
-        if (!bp_deque_push(&dq, (void *)i)) {
+        if (bp_deque_full_lazy(&dq) || !bp_deque_push(&dq, (void *)i)) {
             take((void *)i); /* full: the owner runs it itself */
             ran_at_once++;
         }
@@ -171,6 +228,7 @@ static void last_item(void)
 int main(void)
 {
     one_thread();
+    lazy_full();
     with_thieves();
     last_item();
     return 0;
