@@ -379,7 +379,7 @@ void bp_fork_children(const struct bp_go *from)
         bp_flag_publish(&go->flag, ++slot->go_count);
     }
     /* Then the sleepers: one fence for them all (wait.c). */
-    atomic_thread_fence(memory_order_seq_cst);
+    bp_flag_publish_fence();
     for (int i = first; i < end; i++)
         bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
 }

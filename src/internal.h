@@ -68,14 +68,20 @@ void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _A
  * then calls bp_flag_wake_sleepers on the flag. */
 int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
                         int (*poll)(void *), void *arg, const _Atomic uint64_t *stop);
-/* Store value (release, and a full fence against the sleepers check), then
- * wake sleepers if there are any. */
+/* Store value (release, ordered before the sleepers check: see wait.c),
+ * then wake sleepers if there are any. */
 void bp_flag_set(struct bp_flag *f, uint32_t value);
 /* bp_flag_set in two halves for setting many flags at once: publish stores
- * the value (release); after them all, the caller issues one seq_cst fence
- * and calls wake_sleepers on each flag. */
+ * the value (release); after them all, the caller calls
+ * bp_flag_publish_fence once and bp_flag_wake_sleepers on each flag. */
 void bp_flag_publish(struct bp_flag *f, uint32_t value);
+void bp_flag_publish_fence(void);
 void bp_flag_wake_sleepers(struct bp_flag *f);
+/* Choose the setters' and sleepers' pair (wait.c), once, before any flag is
+ * used: asymmetric when waits spin (spins) and the kernel has membarrier.
+ * bp_wait_asymmetric says which was chosen. */
+void bp_wait_choose(int spins);
+int bp_wait_asymmetric(void);
 
 /* In the child of fork(): make the portable futex (prim.h) usable again. */
 void bp_wait_fork_child(void);

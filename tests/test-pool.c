@@ -1,8 +1,9 @@
 /* test-pool.c: the pool through its native API and the libomp entry points
  * that MLIR does not exercise directly: team sizes and thread numbers,
  * parallel_for coverage, barriers, nested and serialized regions, critical
- * sections, reductions in thread order, wake-up after the workers slept, and
- * argument errors. */
+ * sections, reductions in thread order, wake-up after the workers slept,
+ * argument errors, and the waits' Dekker pair: asymmetric (membarrier) when
+ * the kernel has it and waits spin, not under OMP_WAIT_POLICY=passive. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -10,7 +11,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "buddypool.h"
 #include "check.h"
@@ -364,6 +371,22 @@ static void test_thread_counts(void)
     CHECK_EQ(team, max_threads);
 }
 
+/* ---- the waits' pair (wait.c) ---- */
+int bp_wait_asymmetric(void); /* the library's own: the static library's */
+
+static void test_wait_pair(void)
+{
+    const char *policy = getenv("OMP_WAIT_POLICY");
+    int passive = policy != NULL && strcasecmp(policy, "passive") == 0;
+    int want = 0;
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier)
+    long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    want = !passive && cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0;
+#endif
+    (void)passive;
+    CHECK_EQ(bp_wait_asymmetric(), want);
+}
+
 /* ---- the first region after the workers went to sleep ---- */
 static void test_wake_after_idle(void)
 {
@@ -393,6 +416,7 @@ int main(void)
     test_kmpc();
     test_thread_counts();
     test_wake_after_idle();
+    test_wait_pair();
     printf("test-pool: passed with %d threads\n", max_threads);
     return 0;
 }
