@@ -48,7 +48,10 @@
  * 0.34 us with clang objects and from 0.39 to 0.29 with gcc's. Thieves
  * that take bigger tasks find a deque of 64 well stocked all the same:
  * the owner runs at most BP_DEQUE_SKIP_MAX tasks between reads, and stops
- * skipping once they drain half of it. bp_deque_push looks exactly. */
+ * skipping once they drain half of it. bp_deque_push looks exactly. At a
+ * barrier and at the region's end the owner forgets its skips
+ * (bp_deque_full_reset): the thieves may have emptied the deque since, and
+ * the next burst of tasks should be queued from its first. */
 #ifndef BUDDYPOOL_DEQUE_H
 #define BUDDYPOOL_DEQUE_H
 
@@ -135,6 +138,14 @@ static inline int bp_deque_full_lazy(struct bp_deque *d)
     if (n <= d->mask / 2)
         d->run_skip = 0; /* the thieves keep up */
     return 0;
+}
+
+/* Owner: forget what the lazy look learnt (the deque may have been taken
+ * empty meanwhile): at a barrier or the region's end. */
+static inline void bp_deque_full_reset(struct bp_deque *d)
+{
+    d->run_skip = 0;
+    d->skips_left = 0;
 }
 
 /* Owner: is the deque empty? Reads top only when top_seen says not. */

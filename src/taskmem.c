@@ -257,6 +257,7 @@ void *bp_taskmem_alloc(size_t size, size_t align)
         return NULL;
     b = mem;
     b->cache = c;
+    b->next = mem; /* no cache (out of memory): the C library's, freed so */
     return (char *)b + 64;
 }
 

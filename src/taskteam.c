@@ -305,11 +305,22 @@ int bp_tasks_poll(void *arg)
 
 static int team_quiet(const void *arg) { return bp_tasks_pending((struct bp_team *)arg) == 0; }
 
+/* t waits at a barrier or the region's end: its deque's lazy look starts
+ * afresh (deque.h). */
+static void forget_full(struct bp_thread *t, struct bp_team *team)
+{
+    struct bp_deque *d = own_deque(team, t->tid);
+    if (d != NULL)
+        bp_deque_full_reset(d);
+}
+
 void bp_tasks_drain(struct bp_thread *t)
 {
     struct bp_team *team = t->team_ptr;
-    if (team != NULL && t->team_size > 1)
+    if (team != NULL && t->team_size > 1) {
+        forget_full(t, team);
         bp_task_drain_until(t, team_quiet, NULL, team);
+    }
 }
 
 struct barrier_drain {
@@ -345,7 +356,10 @@ static int barrier_quiet(const void *arg)
 void bp_tasks_drain_barrier(struct bp_thread *t, uint64_t e)
 {
     struct barrier_drain b = {t->team_ptr, e};
-    if (b.team != NULL && t->team_size > 1 && !barrier_quiet(&b))
+    if (b.team == NULL || t->team_size <= 1)
+        return;
+    forget_full(t, b.team);
+    if (!barrier_quiet(&b))
         bp_task_drain_until(t, barrier_quiet, barrier_noted, &b);
 }
 
@@ -360,6 +374,7 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
 {
     int helping = team->help_open == 1;
     team->help_open = 2; /* no call for help from here on: this is the join */
+    forget_full(t, team);
     if (helping) { /* the workers help: thread 0's code is over */
         used |= team->help_used;
         bp_task_count_done(team); /* thread 0's code is over */

@@ -28,8 +28,9 @@
  * each thread sets one flag and waits for the other's, so the fence puts
  * one cache-line transfer before the other instead of beside it: on the
  * 2-CPU AMD EPYC guest, BARRIER (bench/overhead) took 0.55-0.70 us with the
- * fence and 0.32-0.39 without it. So when the kernel has membarrier (Linux
- * 4.14) and threads spin before they sleep, the pair is asymmetric, as
+ * fence and 0.32-0.39 without it. So on x86-64 and AArch64, when the kernel
+ * has membarrier (Linux 4.14) and threads spin before they sleep (see below
+ * for RISC-V), the pair is asymmetric, as
  * userspace RCU's is: the setter only keeps the compiler from reordering
  * (its store is a release, its load relaxed), and the waiter, about to
  * sleep, calls membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a
@@ -41,7 +42,9 @@
  * spin: every wait sleeps, and the setter's wake is a system call anyway),
  * or without membarrier, setters fence as before. The choice is made once,
  * when the configuration is read (bp_wait_choose), before any flag is set
- * or waited for; kmp_set_blocktime later changes the spin, not the pair. */
+ * or waited for: setters cannot change pairs while others wait. So
+ * kmp_set_blocktime(0) later changes the spin, not the pair, and each of
+ * the sleeps that follow pays its membarrier. */
 #include <pthread.h>
 #include <sched.h>
 #if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
@@ -57,7 +60,13 @@
  * membarrier. Written once by bp_wait_choose before any flag is used. */
 static int asymmetric;
 
-#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier)
+/* Where membarrier's fence is known to order a thread that the scheduler
+ * switches in meanwhile: x86-64 and AArch64. RISC-V kernels before 6.9
+ * lacked the barrier in switch_mm that this needs (and the library cannot
+ * tell them apart), so RISC-V, and any other architecture, keeps the
+ * symmetric pair. */
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier) && \
+    (defined(__x86_64__) || defined(__aarch64__))
 static int membarrier(int cmd) { return (int)syscall(__NR_membarrier, cmd, 0, 0); }
 
 static int membarrier_register(void)
@@ -143,7 +152,7 @@ enum {
     BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
     BP_READS_PER_CLOCK_YIELDING = 4, /* the same while yielding */
     BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
-    BP_STOP_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a sleep with a stop word, at most */
+    BP_STOP_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep (a stop word), at most */
 };
 
 /* Has `value` reached `target`? Exactly, or (reached) at or past it in
@@ -277,9 +286,12 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
     /* The asymmetric pair: the fence on the setters' CPUs. Should the
-     * kernel refuse it, sleeps are timed, so that a wake lost to a setter
-     * that did not see this sleeper costs a millisecond, not the program. */
+     * kernel refuse it (a seccomp filter added later, say), the sleep is
+     * timed, so that a wake lost to a setter that did not see this sleeper
+     * costs at most that long, not the program: 1 ms, doubling up to
+     * BP_STOP_SLEEP_MAX_NS, membarrier tried again at each return. */
     int timed = asymmetric && !membarrier_all();
+    long timed_ns = 1000000;
     int done = 1;
     long stop_sleep_ns = 1000000;
     for (;;) {
@@ -287,10 +299,14 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
         if (flag_done(v, target, reached))
             break;
         if (stop == NULL) {
-            if (timed)
-                bp_futex_wait_ns(&f->value, v, 1000000);
-            else
+            if (!timed) {
                 bp_futex_wait(&f->value, v);
+                continue;
+            }
+            bp_futex_wait_ns(&f->value, v, timed_ns);
+            if (timed_ns < BP_STOP_SLEEP_MAX_NS)
+                timed_ns *= 2;
+            timed = !membarrier_all(); /* then the value is read again */
             continue;
         }
         if (atomic_load_explicit(stop, memory_order_seq_cst) != 0) {

@@ -133,6 +133,10 @@ static void lazy_full(void)
         CHECK_EQ(bp_deque_push(&dq, (void *)i), 1);
     CHECK_EQ(bp_deque_full_lazy(&dq), 1); /* full: from 1 again */
     CHECK_EQ(dq.run_skip, 1);
+    bp_deque_full_reset(&dq);             /* a barrier: forgotten */
+    CHECK_EQ(dq.skips_left, 0);
+    CHECK_EQ(bp_deque_full_lazy(&dq), 1); /* read again: still full */
+    CHECK_EQ(dq.run_skip, 1);
     while (bp_deque_pop(&dq, &x) == BP_DEQUE_GOT)
         ;
     CHECK_EQ(bp_deque_full_lazy(&dq), 0); /* the owner's pops: no skip */

@@ -2,8 +2,9 @@
  * that MLIR does not exercise directly: team sizes and thread numbers,
  * parallel_for coverage, barriers, nested and serialized regions, critical
  * sections, reductions in thread order, wake-up after the workers slept,
- * argument errors, and the waits' Dekker pair: asymmetric (membarrier) when
- * the kernel has it and waits spin, not under OMP_WAIT_POLICY=passive. */
+ * argument errors, and the waits' Dekker pair: asymmetric (membarrier) on
+ * x86-64 and AArch64 when the kernel has it and waits spin, not under
+ * OMP_WAIT_POLICY=passive or a spin of 0. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -376,10 +377,12 @@ int bp_wait_asymmetric(void); /* the library's own: the static library's */
 
 static void test_wait_pair(void)
 {
-    const char *policy = getenv("OMP_WAIT_POLICY");
-    int passive = policy != NULL && strcasecmp(policy, "passive") == 0;
+    const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("BUDDY_THREAD_POOL_SPIN_US");
+    int passive = (policy != NULL && strcasecmp(policy, "passive") == 0) ||
+                  (spin != NULL && strcmp(spin, "0") == 0);
     int want = 0;
-#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier)
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier) && \
+    (defined(__x86_64__) || defined(__aarch64__))
     long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     want = !passive && cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0;
 #endif
