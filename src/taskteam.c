@@ -374,7 +374,9 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
 {
     int helping = team->help_open == 1;
     team->help_open = 2; /* no call for help from here on: this is the join */
-    forget_full(t, team);
+    /* relaxed: thread 0's own tasks set it; a region without tasks skips */
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
+        forget_full(t, team);
     if (helping) { /* the workers help: thread 0's code is over */
         used |= team->help_used;
         bp_task_count_done(team); /* thread 0's code is over */
