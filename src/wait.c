@@ -152,7 +152,7 @@ enum {
     BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
     BP_READS_PER_CLOCK_YIELDING = 4, /* the same while yielding */
     BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
-    BP_STOP_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep (a stop word), at most */
+    BP_TIMED_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep, at most */
 };
 
 /* Has `value` reached `target`? Exactly, or (reached) at or past it in
@@ -218,7 +218,7 @@ void bp_wait_stats_clear(struct bp_wait_stats *w)
  * after, which ends the sleep of one already in the kernel. The flag's
  * value does not change, so a wake that falls between a sleeper's last
  * read of *stop and its futex call is lost: such a sleep is timed (1 ms,
- * doubling to BP_STOP_SLEEP_MAX_NS), and the sleeper reads *stop again at
+ * doubling to BP_TIMED_SLEEP_MAX_NS), and the sleeper reads *stop again at
  * each return. It returns 1 when the flag reached its target. */
 static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
                             const _Atomic int *watch, int (*poll)(void *), void *arg,
@@ -288,34 +288,29 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
     /* The asymmetric pair: the fence on the setters' CPUs. Should the
      * kernel refuse it (a seccomp filter added later, say), the sleep is
      * timed, so that a wake lost to a setter that did not see this sleeper
-     * costs at most that long, not the program: 1 ms, doubling up to
-     * BP_STOP_SLEEP_MAX_NS, membarrier tried again at each return. */
+     * costs at most that long, not the program; membarrier is tried again
+     * at each return. A sleep with a stop word is timed in any case (see
+     * above). Timed sleeps take 1 ms, doubling up to BP_TIMED_SLEEP_MAX_NS. */
     int timed = asymmetric && !membarrier_all();
-    long timed_ns = 1000000;
+    long sleep_ns = 1000000;
     int done = 1;
-    long stop_sleep_ns = 1000000;
     for (;;) {
         uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
         if (flag_done(v, target, reached))
             break;
-        if (stop == NULL) {
-            if (!timed) {
-                bp_futex_wait(&f->value, v);
-                continue;
-            }
-            bp_futex_wait_ns(&f->value, v, timed_ns);
-            if (timed_ns < BP_STOP_SLEEP_MAX_NS)
-                timed_ns *= 2;
-            timed = !membarrier_all(); /* then the value is read again */
-            continue;
-        }
-        if (atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
+        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
             done = 0;
             break;
         }
-        bp_futex_wait_ns(&f->value, v, stop_sleep_ns);
-        if (stop_sleep_ns < BP_STOP_SLEEP_MAX_NS)
-            stop_sleep_ns *= 2;
+        if (stop == NULL && !timed) {
+            bp_futex_wait(&f->value, v);
+            continue;
+        }
+        bp_futex_wait_ns(&f->value, v, sleep_ns);
+        if (sleep_ns < BP_TIMED_SLEEP_MAX_NS)
+            sleep_ns *= 2;
+        if (timed)
+            timed = !membarrier_all(); /* then the value is read again */
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
     if (bp_profiling)
