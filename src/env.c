@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,28 +26,6 @@ struct bp_config bp_config = {
     .trace_events = 65536,
     .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1},
 };
-
-void bp_warn(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "buddypool: %s\n", line);
-}
-
-void bp_fatal(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "buddypool: fatal: %s\n", line);
-    fflush(stderr);
-    abort();
-}
 
 /* Parse a whole decimal integer in [lo, hi], spaces around allowed. */
 static int parse_int(const char *s, long long lo, long long hi, long long *out)

@@ -17,6 +17,13 @@
  * prefetch the adjacent line and would otherwise couple neighbours. */
 #define BP_LINE 128
 
+/* ---- log.c ------------------------------------------------------------- */
+
+/* Print one "buddypool: ..." line on stderr. */
+void bp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a message naming what went wrong and abort. */
+void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
 /* ---- wait.c ------------------------------------------------------------ */
 
 /* A 32-bit word that one thread sets and others wait for. `value` only ever
@@ -174,10 +181,6 @@ struct bp_config {
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
 void bp_config_load(void);
-/* Print one "buddypool: ..." line on stderr. */
-void bp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print a message naming what went wrong and abort. */
-void bp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* ---- omp_api.c ---------------------------------------------------------- */
 
