@@ -86,7 +86,7 @@ deb:
 	sh tools/build-deb.sh -o $(BUILD)/deb$(if $(ARCH),-$(ARCH)) -j $(JOBS) $(if $(ARCH),-a $(ARCH))
 
 # Benchmarks print numbers; nothing here is a pass/fail test. `bench` is the
-# full comparison for the README (tens of minutes); `bench-quick` a look in
+# full comparison for docs/results.md (tens of minutes); `bench-quick` a look in
 # about a minute. Tables, raw runs and a plot go to $(BUILD)/bench-results.
 bench: build
 	python3 bench/compare.py $(BUILD) --only overhead,decode,idle,graph
