@@ -66,12 +66,6 @@
 #include "prim.h"
 #include "team.h"
 
-void bp_icv_init(struct bp_thread *t)
-{
-    bp_config_load();
-    bp_task_icvs(t, &bp_config.icv);
-}
-
 /* The ICVs of the implicit tasks of a region at `level` forked by a task
  * with `parent`'s. */
 static struct bp_icv child_icv(const struct bp_icv *parent, int level)

@@ -508,7 +508,7 @@ struct bp_thread {
     struct bp_steps_rec steps; /* profiling: the region's barrier episodes */
     struct bp_timeline timeline; /* profiling: its outermost regions, forked */
 };
-/* The calling thread's state (pool.c). */
+/* The calling thread's state (thread.c). */
 extern _Thread_local struct bp_thread bp_tls;
 static inline struct bp_thread *bp_self(void) { return &bp_tls; }
 int bp_gtid(struct bp_thread *t);

@@ -48,16 +48,6 @@ struct bp_pool bp_pool = {
 __attribute__((used)) static const char linked_marker[] =
     "buddypool runtime: libbuddypool is linked in";
 
-_Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
-static _Atomic int next_gtid;
-
-int bp_gtid(struct bp_thread *t)
-{
-    if (t->gtid < 0)
-        t->gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
-    return t->gtid;
-}
-
 /* fork_lock, with the holding thread marked in its own state (the destructor
  * asks whether it holds the lock). */
 void bp_fork_lock(void)
