@@ -514,31 +514,6 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
     bp_fork_end(&f);
 }
 
-/* Walk the active regions enclosing t from the innermost out: each team
- * names the one enclosing it as its thread 0 was in it (team->up_*). A
- * level between them is a region of one thread, numbered 0. */
-int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size)
-{
-    if (level < 0 || level > t->level)
-        return 0;
-    if (level == t->level) {
-        *tid = t->tid;
-        *size = t->team_size;
-        return 1;
-    }
-    int lv = t->act_level, id = t->act_tid, n = t->act_team;
-    for (const struct bp_team *team = t->act_ptr; lv > level && team != NULL;) {
-        lv = team->up_level;
-        id = team->up_tid;
-        n = team->up_size;
-        team = team->up_team;
-    }
-    int found = lv == level && level > 0; /* level 0: the initial task, alone */
-    *tid = found ? id : 0;
-    *size = found ? n : 1;
-    return 1;
-}
-
 /* A serialized region is a region of one thread whose caller runs the body
  * itself between the two calls: bp_fork's halves with a team of one. */
 struct bp_serial {

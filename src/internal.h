@@ -576,7 +576,8 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
  * default) would get, unless the pool cannot start the workers. */
 int bp_region_size(struct bp_thread *t, int team_size);
 /* The thread of t's enclosing regions at `level` (0: the initial task's):
- * its number there and that team's size; 0 when t has no such level. */
+ * its number there and that team's size; 0 when t has no such level
+ * (team.c, which walks the teams' links to their enclosing regions). */
 int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size);
 /* Enter and leave a serialized (one-thread) region; fn names it in the
  * profile when it is outermost. */

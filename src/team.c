@@ -473,3 +473,28 @@ void bp_teams_test_set_epoch(uint64_t epoch)
             team->epoch = epoch;
     bp_teams_unlock();
 }
+
+/* Walk the active regions enclosing t from the innermost out: each team
+ * names the one enclosing it as its thread 0 was in it (team->up_*). A
+ * level between them is a region of one thread, numbered 0. */
+int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size)
+{
+    if (level < 0 || level > t->level)
+        return 0;
+    if (level == t->level) {
+        *tid = t->tid;
+        *size = t->team_size;
+        return 1;
+    }
+    int lv = t->act_level, id = t->act_tid, n = t->act_team;
+    for (const struct bp_team *team = t->act_ptr; lv > level && team != NULL;) {
+        lv = team->up_level;
+        id = team->up_tid;
+        n = team->up_size;
+        team = team->up_team;
+    }
+    int found = lv == level && level > 0; /* level 0: the initial task, alone */
+    *tid = found ? id : 0;
+    *size = found ? n : 1;
+    return 1;
+}
