@@ -423,7 +423,7 @@ static void *worker_main(void *arg)
         uint32_t end = (uint32_t)(t->epoch + 1);
         uint32_t used = t->constructs | t->singles;
         if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
-            used |= bp_join_children(t, team, tid, team_size, end);
+            used |= bp_join_children(team, tid, team_size, end, bp_tasks_poll, t);
         t->level = 0;
         t->active_level = 0;
         t->act_level = 0;

@@ -89,19 +89,17 @@ void bp_workers_release(int w);
  * go to another team, when no region is started on it. */
 void bp_pool_quiesce(int w);
 /* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
- * fan-out BP_JOIN_FANOUT (fork.c). bp_fork_children: thread `from->tid`,
+ * fan-out BP_JOIN_FANOUT (go.c). bp_fork_children: thread `from->tid`,
  * its start block read (thread 0's is its team's go0, never published),
  * copies it to its children's slots and starts them. bp_join_children:
  * thread tid waits for its children's arrive == end and returns what they
- * used (used_shared, their subtrees' included), running the team's queued
- * tasks meanwhile (t: the waiting thread, in the team's region). A small
- * team's are flat: thread 0 starts and waits for every worker, the workers
- * for none. */
+ * used (used_shared, their subtrees' included), calling poll(arg) while the
+ * team has tasks (the waiting thread runs queued ones). A small team's are
+ * flat: thread 0 starts and waits for every worker, the workers for none. */
 enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
-struct bp_thread;
 void bp_fork_children(const struct bp_go *from);
-uint32_t bp_join_children(struct bp_thread *t, struct bp_team *team, int tid, int team_size,
-                          uint32_t end);
+uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
+                          int (*poll)(void *), void *arg);
 /* fork_lock, with the holding thread marked in its own state. */
 void bp_fork_lock(void);
 void bp_fork_unlock(void);

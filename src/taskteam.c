@@ -161,7 +161,7 @@ static void maybe_help(struct bp_thread *t, struct bp_team *team)
             return;
     }
     t->epoch++;
-    team->help_used = bp_join_children(t, team, 0, t->team_size, end);
+    team->help_used = bp_join_children(team, 0, t->team_size, end, bp_tasks_poll, t);
     bp_task_count_made(t, team); /* thread 0's code: one more until it ends */
     team->help_open = 1;
     fork_help(t, team);
@@ -382,17 +382,17 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
         bp_task_count_done(team); /* thread 0's code is over */
         bp_tasks_drain(t);
         uint32_t end = (uint32_t)++t->epoch;
-        bp_join_children(t, team, 0, team_size, end);
+        bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);
     } else {
         uint32_t end = (uint32_t)++t->epoch;
-        used |= bp_join_children(t, team, 0, team_size, end);
+        used |= bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);
         /* relaxed: the join's acquire orders it */
         if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
             bp_tasks_pending(team) != 0) {
             fork_help(t, team); /* tasks are left, and every worker is gone */
             bp_tasks_drain(t);
             end = (uint32_t)++t->epoch;
-            bp_join_children(t, team, 0, team_size, end);
+            bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);
         }
     }
     if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
