@@ -472,7 +472,6 @@ static void load_all(void)
     load_stacksize();
     load_wait_policy();
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
-    bp_wait_choose(bp_config.spin_ns > 0);
     load_proc_bind();
     load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);

@@ -141,6 +141,8 @@ static void *reserve(size_t size)
 static void pool_init(void)
 {
     bp_config_load();
+    /* before any worker exists, so before any flag is set or waited for */
+    bp_wait_choose(__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) > 0);
     cpu_set_t set;
     int n = bp_allowed_cpus(&set);
     if (n <= 0) {

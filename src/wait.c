@@ -41,10 +41,11 @@
  * bp_config.spin_ns (2 ms by default). Under OMP_WAIT_POLICY=passive (no
  * spin: every wait sleeps, and the setter's wake is a system call anyway),
  * or without membarrier, setters fence as before. The choice is made once,
- * when the configuration is read (bp_wait_choose), before any flag is set
- * or waited for: setters cannot change pairs while others wait. So
- * kmp_set_blocktime(0) later changes the spin, not the pair, and each of
- * the sleeps that follow pays its membarrier. */
+ * when the pool starts (bp_wait_choose), before any worker exists and so
+ * before any flag is set or waited for: setters cannot change pairs while
+ * others wait. A kmp_set_blocktime(0) before the first region is seen
+ * there; one after it changes the spin, not the pair, and each of the
+ * sleeps that follow pays its membarrier. */
 #include <pthread.h>
 #include <sched.h>
 #if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
