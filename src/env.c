@@ -485,3 +485,49 @@ void bp_config_load(void)
 {
     pthread_once(&config_once, load_all);
 }
+
+/* ---- the ICVs of the whole program that calls may change ---------------- */
+
+/* nteams-var and teams-thread-limit-var: OMP_NUM_TEAMS and
+ * OMP_TEAMS_THREAD_LIMIT, then omp_set_num_teams and
+ * omp_set_teams_thread_limit (teams.c). 0: unset. */
+static _Atomic int nteams_var = -1, teams_thread_limit_var = -1;
+
+static int league_var(_Atomic int *v, int from_env)
+{
+    int x = atomic_load_explicit(v, memory_order_relaxed);
+    if (x < 0) { /* not yet set by a call: the environment's */
+        bp_config_load();
+        x = from_env;
+    }
+    return x;
+}
+
+int bp_nteams_var(void) { return league_var(&nteams_var, bp_config.nteams); }
+
+int bp_teams_thread_limit_var(void)
+{
+    return league_var(&teams_thread_limit_var, bp_config.teams_thread_limit);
+}
+
+void bp_set_nteams_var(int n)
+{
+    /* relaxed: an ICV, read without ordering against anything else */
+    atomic_store_explicit(&nteams_var, n, memory_order_relaxed);
+}
+
+void bp_set_teams_thread_limit_var(int n)
+{
+    /* relaxed: as above */
+    atomic_store_explicit(&teams_thread_limit_var, n, memory_order_relaxed);
+}
+
+int bp_thread_limit_var(const struct bp_icv *icv)
+{
+    if (icv->thread_limit > 0) /* set by a teams construct */
+        return icv->thread_limit;
+    bp_config_load();
+    if (bp_config.thread_limit <= 0)
+        return INT_MAX;
+    return bp_config.thread_limit < BP_MAX_THREADS ? bp_config.thread_limit : BP_MAX_THREADS;
+}

@@ -181,6 +181,24 @@ struct bp_config {
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
 void bp_config_load(void);
+/* nteams-var and teams-thread-limit-var (OMP_NUM_TEAMS,
+ * OMP_TEAMS_THREAD_LIMIT, then omp_set_num_teams and
+ * omp_set_teams_thread_limit); 0: unset. */
+int bp_nteams_var(void);
+int bp_teams_thread_limit_var(void);
+void bp_set_nteams_var(int n);
+void bp_set_teams_thread_limit_var(int n);
+/* thread-limit-var of a task with the ICVs icv: a teams construct's
+ * thread_limit, else the limit set (BUDDY_THREAD_POOL_THREADS,
+ * OMP_THREAD_LIMIT), else INT_MAX as libgomp and libomp give it (the pool
+ * itself stops at BP_MAX_THREADS). */
+int bp_thread_limit_var(const struct bp_icv *icv);
+
+/* ---- display.c ---------------------------------------------------------- */
+
+/* Print the ICVs (OMP_DISPLAY_ENV, omp_display_env); default_team is what
+ * omp_get_max_threads gives where nthreads-var is unset. */
+void bp_display_env(int verbose, int default_team);
 
 /* ---- omp_api.c ---------------------------------------------------------- */
 
@@ -256,6 +274,9 @@ int bp_places_init(const cpu_set_t *allowed);
 int bp_places_count(void);
 /* Free the list (the pool's shutdown); no place is left. */
 void bp_places_free(void);
+/* The places the API lists: OMP_PLACES's, or the pool's one place per CPU
+ * unless OMP_PROC_BIND=false (no place when threads are not bound). */
+int bp_places_listed(void);
 /* Place p's CPUs (NULL when there is no place p). */
 const cpu_set_t *bp_place_set(int p);
 /* The first place holding cpu, or -1. */
@@ -870,9 +891,6 @@ int bp_pool_cpus(void);
 
 /* ---- teams.c ----------------------------------------------------------- */
 
-/* nteams-var and teams-thread-limit-var; 0: unset. */
-int bp_nteams_var(void);
-int bp_teams_thread_limit_var(void);
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
 void bp_bind_caller(void);

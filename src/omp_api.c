@@ -1,6 +1,6 @@
 /* omp_api.c: the OpenMP user calls (`omp_*`): queries of the pool's
- * threads and teams, the settings a program may change, and locks. */
-#include <limits.h>
+ * threads and teams, the settings a program may change, the places API
+ * over places.c's list, and locks. */
 #include <sched.h>
 #include <stdint.h>
 
@@ -64,20 +64,7 @@ BP_API int omp_get_team_size(int level)
     return bp_ancestor(bp_self(), level, &tid, &size) ? size : -1;
 }
 
-/* thread-limit-var: a teams construct's thread_limit, else the limit set
- * (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT),
- * else INT_MAX as libgomp and libomp give it (the pool itself stops at
- * BP_MAX_THREADS). */
-BP_API int omp_get_thread_limit(void)
-{
-    int set = bp_icv(bp_self())->thread_limit; /* by a teams construct */
-    if (set > 0)
-        return set;
-    bp_config_load();
-    if (bp_config.thread_limit <= 0)
-        return INT_MAX;
-    return bp_config.thread_limit < BP_MAX_THREADS ? bp_config.thread_limit : BP_MAX_THREADS;
-}
+BP_API int omp_get_thread_limit(void) { return bp_thread_limit_var(bp_icv(bp_self())); }
 
 /* dyn-var, of the calling task: when true, a team is no larger than the
  * allowed CPUs (libgomp and libomp shrink such teams too). */
@@ -329,70 +316,69 @@ BP_API int omp_pause_resource(int kind, int device_num)
 
 BP_API int omp_pause_resource_all(int kind) { return kind == 1 || kind == 2 ? 0 : -1; }
 
-/* ---- omp_display_env ----------------------------------------------------
- * The ICVs as OpenMP names them, in libgomp's format, on stderr; verbose
- * adds buddypool's own settings. OMP_DISPLAY_ENV=true prints it once at
- * start-up. */
-static const char *sched_name(int kind)
+/* ---- the OpenMP places API ------------------------------------------------ */
+
+/* The places listed (bp_places_listed), the pool's configuration started. */
+static int listed(void)
 {
-    switch (kind & ~omp_sched_monotonic) {
-    case omp_sched_dynamic: return "DYNAMIC";
-    case omp_sched_guided: return "GUIDED";
-    case omp_sched_auto: return "AUTO";
-    default: return "STATIC";
-    }
+    bp_max_team(); /* starts the pool's configuration, places included */
+    return bp_places_listed();
 }
 
-BP_API void omp_display_env(int verbose)
+BP_API int omp_get_num_places(void) { return listed(); }
+
+BP_API int omp_get_place_num_procs(int place)
 {
-    static const char *const bind_names[] = {"FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD"};
-    const struct bp_icv *icv = bp_icv(bp_self());
-    FILE *f = stderr;
-    flockfile(f);
-    fprintf(f, "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n  _OPENMP = '201511'\n");
-    fprintf(f, "  OMP_DYNAMIC = '%s'\n", icv->dynamic ? "TRUE" : "FALSE");
-    fprintf(f, "  OMP_NESTED = 'FALSE'\n");
-    fprintf(f, "  OMP_NUM_THREADS = '");
-    if (bp_config.nthreads_levels > 0)
-        for (int i = 0; i < bp_config.nthreads_levels; i++)
-            fprintf(f, "%s%d", i ? "," : "", i ? bp_config.nthreads_list[i] : omp_get_max_threads());
-    else
-        fprintf(f, "%d", omp_get_max_threads());
-    fprintf(f, "'\n  OMP_SCHEDULE = '%s%s", icv->run_sched & omp_sched_monotonic ? "MONOTONIC:" : "",
-            sched_name(icv->run_sched));
-    if (icv->run_chunk > 0)
-        fprintf(f, ",%lld", (long long)icv->run_chunk);
-    int bind = icv->proc_bind >= 0 && icv->proc_bind <= 4 ? icv->proc_bind : 0;
-    fprintf(f, "'\n  OMP_PROC_BIND = '%s'\n  OMP_PLACES = '", bind_names[bind]);
-    for (int p = 0; p < omp_get_num_places(); p++) {
-        int n = omp_get_place_num_procs(p), ids[CPU_SETSIZE];
-        omp_get_place_proc_ids(p, ids);
-        fprintf(f, "%s{", p ? "," : "");
-        for (int i = 0; i < n; i++)
-            fprintf(f, "%s%d", i ? "," : "", ids[i]);
-        fprintf(f, "}");
-    }
-    fprintf(f, "'\n  OMP_STACKSIZE = '%zu'\n",
-            __atomic_load_n(&bp_config.stack_bytes, __ATOMIC_RELAXED));
-    /* spinning for a while, then sleeping, is passive as libgomp names it */
-    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
-    fprintf(f, "  OMP_WAIT_POLICY = '%s'\n", spin_ns == INT64_MAX ? "ACTIVE" : "PASSIVE");
-    fprintf(f, "  OMP_THREAD_LIMIT = '%d'\n", omp_get_thread_limit());
-    fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", icv->max_active_levels);
-    fprintf(f, "  OMP_NUM_TEAMS = '%d'\n  OMP_TEAMS_THREAD_LIMIT = '%d'\n", omp_get_max_teams(),
-            omp_get_teams_thread_limit());
-    fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '0'\n",
-            bp_config.cancellation ? "TRUE" : "FALSE");
-    fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
-    if (verbose) {
-        fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);
-        fprintf(f, "  BUDDY_THREAD_POOL_SPIN_US = '%lld'\n",
-                spin_ns == INT64_MAX ? -1LL : (long long)(spin_ns / 1000));
-        fprintf(f, "  BUDDY_THREAD_POOL_PROFILE = '%d'\n", bp_config.profile);
-    }
-    fprintf(f, "OPENMP DISPLAY ENVIRONMENT END\n");
-    funlockfile(f);
+    if (place < 0 || place >= listed())
+        return 0;
+    return CPU_COUNT(bp_place_set(place));
 }
+
+BP_API void omp_get_place_proc_ids(int place, int *ids)
+{
+    if (place < 0 || place >= listed() || ids == NULL)
+        return;
+    const cpu_set_t *set = bp_place_set(place);
+    int k = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, set))
+            ids[k++] = cpu;
+}
+
+/* The place the calling thread is bound to; -1 when it is not bound (an
+ * application thread that OMP_PROC_BIND does not pin). */
+BP_API int omp_get_place_num(void)
+{
+    if (listed() == 0)
+        return -1;
+    struct bp_thread *t = bp_self();
+    if (t->level == 0)
+        bp_bind_caller(); /* the initial thread is bound from the start */
+    return t->place;
+}
+
+/* The calling task's place partition: the whole list, divided among a
+ * team's threads by proc_bind(spread) (the threads themselves stay bound
+ * close to their forker's place). */
+BP_API int omp_get_partition_num_places(void)
+{
+    if (listed() == 0)
+        return 0;
+    int c = bp_self()->part_count;
+    return c > 0 ? c : bp_places_count();
+}
+
+BP_API void omp_get_partition_place_nums(int *place_nums)
+{
+    int n = omp_get_partition_num_places();
+    int first = bp_self()->part_count > 0 ? bp_self()->part_first : 0;
+    for (int p = 0; p < n && place_nums != NULL; p++)
+        place_nums[p] = first + p;
+}
+
+/* ---- omp_display_env ----------------------------------------------------
+ * The ICVs as OpenMP names them, on stderr (display.c). */
+BP_API void omp_display_env(int verbose) { bp_display_env(verbose, bp_default_team()); }
 
 /* ---- libomp's other names and symbols --------------------------------------
  * libomp exports the ompc_* names of some routines (older kmp headers call

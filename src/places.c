@@ -350,62 +350,9 @@ void bp_place_partition(int policy, int tid, int nth, int *first, int *count)
     *count = c >= nth ? (int)((int64_t)(tid + 1) * c / nth - (int64_t)tid * c / nth) : 1;
 }
 
-/* ---- the OpenMP places API ------------------------------------------------ */
-
 /* The place list is there when threads are bound: OMP_PLACES, or the pool's
  * one place per CPU unless OMP_PROC_BIND=false. */
-static int listed(void)
+int bp_places_listed(void)
 {
-    bp_max_team(); /* starts the pool's configuration, places included */
     return from_env || bp_config.pin ? nplaces : 0;
-}
-
-BP_API int omp_get_num_places(void) { return listed(); }
-
-BP_API int omp_get_place_num_procs(int place)
-{
-    if (place < 0 || place >= listed())
-        return 0;
-    return CPU_COUNT(&places[place]);
-}
-
-BP_API void omp_get_place_proc_ids(int place, int *ids)
-{
-    if (place < 0 || place >= listed() || ids == NULL)
-        return;
-    int k = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &places[place]))
-            ids[k++] = cpu;
-}
-
-/* The place the calling thread is bound to; -1 when it is not bound (an
- * application thread that OMP_PROC_BIND does not pin). */
-BP_API int omp_get_place_num(void)
-{
-    if (listed() == 0)
-        return -1;
-    struct bp_thread *t = bp_self();
-    if (t->level == 0)
-        bp_bind_caller(); /* the initial thread is bound from the start */
-    return t->place;
-}
-
-/* The calling task's place partition: the whole list, divided among a
- * team's threads by proc_bind(spread) (the threads themselves stay bound
- * close to their forker's place). */
-BP_API int omp_get_partition_num_places(void)
-{
-    if (listed() == 0)
-        return 0;
-    int c = bp_self()->part_count;
-    return c > 0 ? c : nplaces;
-}
-
-BP_API void omp_get_partition_place_nums(int *place_nums)
-{
-    int n = omp_get_partition_num_places();
-    int first = bp_self()->part_count > 0 ? bp_self()->part_first : 0;
-    for (int p = 0; p < n && place_nums != NULL; p++)
-        place_nums[p] = first + p;
 }

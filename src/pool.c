@@ -127,7 +127,7 @@ static void display_env_once(void)
     /* relaxed: only the one display depends on it */
     if (atomic_load_explicit(&displayed, memory_order_relaxed) == 0 &&
         atomic_exchange_explicit(&displayed, 1, memory_order_relaxed) == 0)
-        omp_display_env(bp_config.display_env == 2);
+        bp_display_env(bp_config.display_env == 2, bp_pool.default_team);
 }
 
 /* Zeroed memory for size bytes, reserved without backing; NULL if none. */

@@ -62,35 +62,13 @@
 #include "internal.h"
 #include "kmp.h"
 
-/* nteams-var and teams-thread-limit-var: OMP_NUM_TEAMS and
- * OMP_TEAMS_THREAD_LIMIT (env.c), omp_set_num_teams and
- * omp_set_teams_thread_limit. 0: unset. */
-static _Atomic int nteams_var = -1, teams_thread_limit_var = -1;
-
-static int league_var(_Atomic int *v, int from_env)
-{
-    int x = atomic_load_explicit(v, memory_order_relaxed);
-    if (x < 0) { /* not yet set by a call: the environment's */
-        bp_config_load();
-        x = from_env;
-    }
-    return x;
-}
-
-int bp_nteams_var(void) { return league_var(&nteams_var, bp_config.nteams); }
-
-int bp_teams_thread_limit_var(void)
-{
-    return league_var(&teams_thread_limit_var, bp_config.teams_thread_limit);
-}
-
 BP_API void omp_set_num_teams(int num_teams)
 {
     if (num_teams <= 0) {
         bp_warn("omp_set_num_teams(%d): the count must be positive; ignored", num_teams);
         return;
     }
-    atomic_store_explicit(&nteams_var, num_teams, memory_order_relaxed);
+    bp_set_nteams_var(num_teams);
 }
 
 BP_API int omp_get_max_teams(void) { return bp_nteams_var(); }
@@ -101,7 +79,7 @@ BP_API void omp_set_teams_thread_limit(int limit)
         bp_warn("omp_set_teams_thread_limit(%d): the limit must be positive; ignored", limit);
         return;
     }
-    atomic_store_explicit(&teams_thread_limit_var, limit, memory_order_relaxed);
+    bp_set_teams_thread_limit_var(limit);
 }
 
 BP_API int omp_get_teams_thread_limit(void) { return bp_teams_thread_limit_var(); }
