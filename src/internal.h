@@ -1088,6 +1088,8 @@ void bp_live_reset(void);
 void bp_live_fork_child(void);
 /* Remove the file now, the mapping kept (an exit that cannot report). */
 void bp_live_unlink(void);
+/* ---- dump.c ------------------------------------------------------------- */
+
 /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: install the handler and its writer
  * thread (again in a child of fork(), at its first region); stop joins it. */
 void bp_dump_signal_start(void);
@@ -1149,9 +1151,6 @@ struct bp_profile_row {
     struct bp_steps steps;
     int live;                           /* index in the live counters, or -1 */
 };
-/* The wall-time bucket of ns, and the middle of a bucket. */
-int bp_wall_bucket(int64_t ns);
-int64_t bp_wall_bucket_mid(int b);
 struct bp_profile_totals {
     int threads;
     int64_t span_ns, regions_ns, gaps_ns, wait_ns;
@@ -1160,15 +1159,6 @@ struct bp_profile_totals {
     int64_t obtain_ns;                /* forks making or growing their team */
     int64_t wake_sum_ns, wake_max_ns; /* their fork-to-start latencies */
 };
-/* The file name of path (after its last '/'); "" for NULL. */
-const char *bp_base_name(const char *path);
-/* str as a JSON string, bytes that are not UTF-8 as U+FFFD. */
-void bp_json_string(FILE *f, const char *str);
-/* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)
- * and give its module's path, both newly allocated (NULL when out of
- * memory), and its offset from the module's base (what an offline tool
- * such as eu-addr2line resolves in the module's file). */
-void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset);
 /* A forking thread's figures (the whole run's table): its outermost
  * regions, their time, the gaps between them, and the time its forks spent
  * making or growing its team. tid -1: the threads past the first
@@ -1221,6 +1211,24 @@ struct bp_report_meta {
  * Sorts the rows in place. */
 void bp_report_write(FILE *out, const char *json_path, const struct bp_report_meta *meta,
                      struct bp_report_part *parts, size_t nparts);
+
+/* ---- names.c ------------------------------------------------------------ */
+
+/* The file name of path (after its last '/'); "" for NULL. */
+const char *bp_base_name(const char *path);
+/* str as a JSON string, bytes that are not UTF-8 as U+FFFD. */
+void bp_json_string(FILE *f, const char *str);
+/* Name fn as symbol+0xoffset (or module+0xoffset when no symbol covers it)
+ * and give its module's path, both newly allocated (NULL when out of
+ * memory), and its offset from the module's base (what an offline tool
+ * such as eu-addr2line resolves in the module's file). */
+void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset);
+
+/* ---- figures.c ---------------------------------------------------------- */
+
+/* The wall-time bucket of ns, and the middle of a bucket. */
+int bp_wall_bucket(int64_t ns);
+int64_t bp_wall_bucket_mid(int b);
 /* The report's shared figures: the wall time below which a share q of the
  * row's calls fall (-1: no distribution), thread k's figures in a row, the
  * mean fork-to-start latency of woken workers. */

@@ -1,25 +1,14 @@
-/* live.c: profiling a process that does not exit (a server).
- *
- * Live counters. The whole run's table is mirrored, row by row, into a file
- * of /dev/shm (docs/profile-format.md gives its layout) that `buddypool top
+/* live.c: the live counters, for profiling a process that does not exit (a
+ * server; the dump signal is dump.c's). The whole run's table is mirrored,
+ * row by row, into a file of /dev/shm (docs/profile-format.md gives its layout) that `buddypool top
  * PID` maps and reads once a second: calls, wall, gaps and waits per
  * function, updated after each region with plain 8-byte stores (a reader
  * may see a region half counted, never a torn number; no ptrace, no
  * signal). The file is made when profiling starts and removed when it ends
  * (exit, or the library's unload); a child of fork() makes its own at its
- * first region (one that only execs leaves nothing behind).
- *
- * The dump signal. BUDDY_THREAD_POOL_PROFILE_SIGNAL=USR2 installs a handler
- * that only posts a semaphore (sem_post is async-signal-safe); a writer
- * thread waiting on it takes fork_lock, as a region would, and writes the
- * report and the JSON so far. The thread is made at the profile's start and
- * joined at its end; in a child of fork(), where it does not exist, it is
- * made again at the child's first region. */
+ * first region (one that only execs leaves nothing behind). */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -181,104 +170,4 @@ void bp_live_reset(void)
     atomic_store_explicit(&h->wait_ns, 0, RELAXED);
     atomic_store_explicit(&h->barriers, 0, RELAXED);
     atomic_fetch_add_explicit(&live.h->resets, 1, RELAXED);
-}
-
-/* ---- the dump signal ------------------------------------------------------ */
-
-static struct {
-    sem_t sem;
-    pthread_t thread;
-    int running;       /* the writer thread exists (in this process) */
-    _Atomic int stop;
-    int installed;     /* the handler and the semaphore are set up */
-    struct sigaction old; /* the action before ours, put back at the end */
-} dump;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    int saved = errno;
-    sem_post(&dump.sem);
-    errno = saved;
-}
-
-static void *writer(void *arg)
-{
-    (void)arg;
-    /* the writer takes no signal of its own: the process's threads do */
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);
-    for (;;) {
-        while (sem_wait(&dump.sem) != 0 && errno == EINTR)
-            ;
-        if (atomic_load(&dump.stop))
-            return NULL;
-        bp_profile_dump(&dump.stop);
-    }
-}
-
-void bp_dump_signal_start(void)
-{
-    int sig = bp_config.profile_signal;
-    if (sig <= 0 || dump.running)
-        return;
-    if (!dump.installed) {
-        if (sem_init(&dump.sem, 0, 0) != 0)
-            return;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(sig, &sa, &dump.old) != 0) {
-            bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: cannot handle signal %d: %s; "
-                    "no dumps on a signal", sig, strerror(errno));
-            return;
-        }
-        if ((dump.old.sa_flags & SA_SIGINFO) || (dump.old.sa_handler != SIG_DFL &&
-                                                 dump.old.sa_handler != SIG_IGN))
-            bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: signal %d had a handler of the "
-                    "program's; the profile's dump replaces it", sig);
-        dump.installed = 1;
-    }
-    atomic_store(&dump.stop, 0);
-    if (pthread_create(&dump.thread, NULL, writer, NULL) != 0) {
-        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL: cannot start the profile writer thread; "
-                "no dumps on a signal");
-        return;
-    }
-    dump.running = 1;
-}
-
-void bp_dump_signal_stop(void)
-{
-    /* the handler's code may be unmapped next (dlclose): the action before
-     * it comes back, unless the program has set another since */
-    struct sigaction now;
-    if (dump.installed && sigaction(bp_config.profile_signal, NULL, &now) == 0 &&
-        !(now.sa_flags & SA_SIGINFO) && now.sa_handler == on_signal)
-        sigaction(bp_config.profile_signal, &dump.old, NULL);
-    dump.installed = 0;
-    if (!dump.running)
-        return;
-    atomic_store(&dump.stop, 1);
-    sem_post(&dump.sem);
-    /* a dump in progress waits for the running region: give it 5 seconds */
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 5;
-    if (pthread_timedjoin_np(dump.thread, NULL, &deadline) != 0) {
-        bp_warn("profile: the dump writer thread did not stop (a region is still "
-                "running); leaving it");
-        return;
-    }
-    sem_destroy(&dump.sem);
-    dump.running = 0;
-}
-
-/* In a child of fork() the writer thread does not exist. */
-void bp_dump_signal_fork_child(void)
-{
-    dump.running = 0;
 }

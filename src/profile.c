@@ -242,25 +242,6 @@ static struct bp_profile_row *row_of(struct table *t, const void *fn)
     return r;
 }
 
-int bp_wall_bucket(int64_t ns)
-{
-    if (ns < 1)
-        return 0;
-    uint64_t v = (uint64_t)ns;
-    int octave = 63 - __builtin_clzll(v);
-    /* the three bits after the leading one */
-    int frac = octave >= 3 ? (int)((v >> (octave - 3)) & 7) : (int)((v << (3 - octave)) & 7);
-    return octave * 8 + frac;
-}
-
-int64_t bp_wall_bucket_mid(int b)
-{
-    /* 2^octave * (1 + (frac + 0.5) / 8) */
-    int octave = b / 8, frac = b % 8;
-    double v = (double)((uint64_t)1 << octave) * (1.0 + (frac + 0.5) / 8.0);
-    return v > 9.2e18 ? INT64_MAX : (int64_t)v;
-}
-
 /* The per-thread and distribution parts of a row, made when first needed;
  * 0, or -1 when out of memory (the row then goes without them). */
 static int row_detail(struct bp_profile_row *r, int threads)

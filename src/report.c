@@ -1,56 +1,18 @@
 /* report.c: the profile's text report, printed on stderr (the JSON file is
- * report_json.c's), and the naming of region functions and call sites with
- * dladdr as symbol+0xoffset, or module+0xoffset (offset from the module's
- * base) when no exported symbol covers the address, as for a local outlined
- * function.
+ * report_json.c's; names.c names the functions and call sites, figures.c
+ * derives what both show from a row).
  *
  * The table has one row per region function, as DESIGN.md defines it, and
  * under each row its call sites (the most expensive first). After it come
  * the per-thread figures of the first rows and the barrier steps with the
  * most waiting. The column names are the figures' names; units are in the
  * header line. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-const char *bp_base_name(const char *path)
-{
-    const char *base = path ? strrchr(path, '/') : NULL;
-    return base ? base + 1 : path ? path : "";
-}
-
-void bp_name_function(const void *fn, char **name, char **module, uintptr_t *offset)
-{
-    Dl_info info;
-    char buf[64];
-    *name = *module = NULL;
-    *offset = 0;
-    if (dladdr(fn, &info) == 0) {
-        snprintf(buf, sizeof buf, "0x%" PRIxPTR "+0x0", (uintptr_t)fn);
-        *name = strdup(buf);
-        *module = strdup("");
-        return;
-    }
-    const char *path = info.dli_fname ? info.dli_fname : "";
-    *offset = (uintptr_t)fn - (uintptr_t)info.dli_fbase;
-    const char *base = bp_base_name(path);
-    const char *sym = info.dli_sname;
-    uintptr_t from = (uintptr_t)info.dli_saddr;
-    if (sym == NULL || info.dli_saddr == NULL) {
-        sym = base[0] ? base : "?"; /* a local function: module+offset */
-        from = (uintptr_t)info.dli_fbase;
-    }
-    snprintf(buf, sizeof buf, "+0x%" PRIxPTR, (uintptr_t)fn - from);
-    size_t len = strlen(sym) + strlen(buf) + 1;
-    *name = malloc(len);
-    if (*name != NULL)
-        snprintf(*name, len, "%s%s", sym, buf); /* never cut: the offset stays */
-    *module = strdup(path);
-}
 
 static int by_wall(const void *a, const void *b)
 {
@@ -78,11 +40,6 @@ static struct bp_wait_stats wait_total(const struct bp_wait_stats *w, int n)
         sum.wakes += w[i].wakes;
     }
     return sum;
-}
-
-int64_t bp_wake_mean(const struct bp_profile_totals *t)
-{
-    return t->woken ? t->wake_sum_ns / (int64_t)t->woken : 0;
 }
 
 enum { BP_SITES_SHOWN = 5 };
@@ -226,31 +183,7 @@ static void write_table(FILE *out, const char *phase, const struct bp_profile_to
     }
 }
 
-/* The wall time below which a share q of the row's calls fall (the middle
- * of its bucket: within 6% of the true value); -1 without a distribution. */
-int64_t bp_wall_quantile(const struct bp_profile_row *r, double q)
-{
-    if (r->wall_hist == NULL || r->calls == 0)
-        return -1;
-    uint64_t want = (uint64_t)((double)r->calls * q + 0.999999), seen = 0;
-    if (want < 1)
-        want = 1;
-    for (int b = 0; b < BP_WALL_BUCKETS; b++) {
-        seen += r->wall_hist[b];
-        if (seen >= want)
-            return bp_wall_bucket_mid(b);
-    }
-    return -1;
-}
-
 enum { BP_DETAIL_ROWS = 10 };
-
-/* Thread k's figures in row r (zero where its teams were smaller). */
-struct bp_thread_stats bp_thread_stats_of(const struct bp_profile_row *r, int k)
-{
-    struct bp_thread_stats none = {0};
-    return k < r->per_thread_n ? r->per_thread[k] : none;
-}
 
 /* The per-thread section of the whole run's table: its first rows (sorted
  * by wall time). */

@@ -25,47 +25,6 @@
 
 #include "internal.h"
 
-/* Length of the valid UTF-8 sequence at s, or 0 if there is none. */
-static int utf8_len(const unsigned char *s)
-{
-    if (s[0] > 0xf4)
-        return 0;
-    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629) */
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
-void bp_json_string(FILE *f, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    fputc('"', f);
-    while (*s) {
-        if (*s == '"' || *s == '\\') {
-            fprintf(f, "\\%c", *s++);
-        } else if (*s < 0x20) {
-            fprintf(f, "\\u%04x", *s++);
-        } else if (*s < 0x80) {
-            fputc(*s++, f);
-        } else {
-            int n = utf8_len(s);
-            if (n == 0) {
-                fputs("\\ufffd", f);
-                s++;
-            } else {
-                fwrite(s, 1, (size_t)n, f);
-                s += n;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
 static void json_frame(FILE *f, const struct bp_site_frame *fr)
 {
     fprintf(f, "{\"address\": \"0x%" PRIxPTR "\", \"name\": ", (uintptr_t)fr->address);
