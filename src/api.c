@@ -1,4 +1,5 @@
-/* api.c: the native API of buddypool.h over the pool. */
+/* api.c: the native API of buddypool.h over the pool (the profile's calls
+ * are the profiler's: listen.c). */
 #include <errno.h>
 
 #include "buddypool.h"
@@ -19,7 +20,7 @@ BP_API int buddypool_parallel(int team_size, buddypool_region_fn fn, void *ctx)
 {
     if (fn == NULL || team_size < 0)
         return -EINVAL;
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct region_call c = {fn, ctx};
     bp_fork(team_size, run_region, &c, sizeof c, (const void *)fn);
     return 0;
@@ -38,7 +39,7 @@ static void run_for(int tid, void *ctx)
     int is_last;
     struct bp_thread *t = bp_self();
     if (bp_static_split((uint64_t)c->n - 1, 0, tid, t->team_size, &first, &last, &is_last)) {
-        bp_count_iters(t, last - first + 1);
+        bp_hook_iterations(last - first + 1);
         c->fn((int64_t)first, (int64_t)last + 1, c->ctx);
     }
 }
@@ -49,7 +50,7 @@ BP_API int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx)
         return -EINVAL;
     if (n == 0)
         return 0;
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct for_call c = {n, fn, ctx};
     bp_fork(0, run_for, &c, sizeof c, (const void *)fn);
     return 0;

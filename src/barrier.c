@@ -119,42 +119,14 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
     return t->tid == 0;
 }
 
-/* Profiling: every thread of an outermost team (a team of one too) records
- * each episode, arrival and release, as a step of its region (steps.c) and
- * adds its wait. The barriers of a nested team are not the outermost
- * region's steps, and their waits are not counted. */
-static int64_t profile_arrive(struct bp_thread *t)
-{
-    return t->level == 1 && t->team_size > 1 ? bp_now_ns() : 0;
-}
-
-static void profile_release(struct bp_thread *t, int64_t arrived_ns)
-{
-    if (t->level != 1)
-        return;
-    if (t->team_size == 1) { /* no wait: one clock read serves for both */
-        int64_t now = bp_now_ns();
-        bp_steps_record(t, now, now);
-        return;
-    }
-    int64_t now = bp_now_ns();
-    t->wait_ns += now - arrived_ns;
-    bp_steps_record(t, arrived_ns, now);
-    if (bp_tracing)
-        bp_trace_event(t, BP_TRACE_BARRIER, NULL, arrived_ns, now);
-}
-
+/* Each barrier and reduction tells the listeners (hooks.h) when t arrived
+ * and when it left. */
 void bp_barrier(struct bp_thread *t)
 {
-    if (bp_profiling) {
-        int64_t a = profile_arrive(t);
-        if (t->team_size > 1)
-            barrier_wait(t, 0);
-        profile_release(t, a);
-        return;
-    }
+    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
     if (t->team_size > 1)
         barrier_wait(t, 0);
+    bp_hook_barrier_release(t->level, t->team_size, arrived);
 }
 
 int bp_barrier_cancel(struct bp_thread *t)
@@ -163,10 +135,9 @@ int bp_barrier_cancel(struct bp_thread *t)
         bp_barrier(t);
         return 0;
     }
-    int64_t a = bp_profiling ? profile_arrive(t) : 0;
+    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
     int got = t->team_size > 1 ? barrier_wait(t, 1) : 0;
-    if (bp_profiling)
-        profile_release(t, a);
+    bp_hook_barrier_release(t->level, t->team_size, arrived);
     return got;
 }
 
@@ -181,13 +152,10 @@ static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void 
 
 int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
 {
-    if (bp_profiling) {
-        int64_t a = profile_arrive(t);
-        int got = reduce(t, data, combine, nowait);
-        profile_release(t, a);
-        return got;
-    }
-    return reduce(t, data, combine, nowait);
+    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
+    int got = reduce(t, data, combine, nowait);
+    bp_hook_barrier_release(t->level, t->team_size, arrived);
+    return got;
 }
 
 int bp_single(struct bp_thread *t)

@@ -1,10 +1,11 @@
 /* dump.c: the dump signal, the profile written while the process runs on.
  * BUDDY_THREAD_POOL_PROFILE_SIGNAL=USR2 installs a handler that only posts a
  * semaphore (sem_post is async-signal-safe); a writer thread waiting on it
- * takes fork_lock, as a region's accounting would, and writes the report
- * and the JSON so far (profile.c). The thread is made at the profile's
- * start and joined at its end; in a child of fork(), where it does not
- * exist, it is made again at the child's first region. */
+ * calls what it was started with (bp_profile_dump, which takes the
+ * profile's lock as a region's accounting does, and writes the report and
+ * the JSON so far). The thread is made at the profile's start and joined
+ * at its end; in a child of fork(), where it does not exist, it is made
+ * again at the child's first region. */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "profile.h"
 
 static struct {
     sem_t sem;
@@ -21,6 +22,7 @@ static struct {
     _Atomic int stop;
     int installed;     /* the handler and the semaphore are set up */
     struct sigaction old; /* the action before ours, put back at the end */
+    void (*write)(_Atomic int *stop); /* what the writer does at each signal */
 } dump;
 
 static void on_signal(int sig)
@@ -43,15 +45,16 @@ static void *writer(void *arg)
             ;
         if (atomic_load(&dump.stop))
             return NULL;
-        bp_profile_dump(&dump.stop);
+        dump.write(&dump.stop);
     }
 }
 
-void bp_dump_signal_start(void)
+void bp_dump_signal_start(void (*write)(_Atomic int *stop))
 {
     int sig = bp_config.profile_signal;
     if (sig <= 0 || dump.running)
         return;
+    dump.write = write;
     if (!dump.installed) {
         if (sem_init(&dump.sem, 0, 0) != 0)
             return;

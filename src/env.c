@@ -486,6 +486,13 @@ void bp_config_load(void)
     pthread_once(&config_once, load_all);
 }
 
+int bp_config_max_threads(void)
+{
+    bp_config_load();
+    int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
+    return max < BP_MAX_THREADS ? max : BP_MAX_THREADS;
+}
+
 /* ---- the ICVs of the whole program that calls may change ---------------- */
 
 /* nteams-var and teams-thread-limit-var: OMP_NUM_TEAMS and

@@ -2,7 +2,7 @@
  * from a row of the profile: its wall-time distribution (BP_WALL_BUCKETS
  * buckets, 8 per octave of nanoseconds) and quantiles, a thread's figures,
  * the mean wake-up latency. */
-#include "internal.h"
+#include "profile.h"
 
 int bp_wall_bucket(int64_t ns)
 {

@@ -36,7 +36,10 @@
  * behind that 32-bit wrapping makes it look current.
  *
  * The start of the workers and the gathering of their arrivals, flat or as
- * a tree, are go.c's. */
+ * a tree, are go.c's. A region tells the listeners (hooks.h) when it
+ * begins, when its team is made or grown, when its workers are about to
+ * start, and when its join begins and ends; a worker, when its share
+ * begins and ends. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,7 +164,7 @@ static int busy_of(const struct bp_fork_frame *f)
 /* Start workers 1..team_size-1 of the team on the region and make the caller
  * its thread 0. */
 static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn run, void *ctx,
-                       size_t ctx_size)
+                       size_t ctx_size, const void *fn)
 {
     struct bp_team *team = f->team;
     int team_size = f->team_size;
@@ -189,12 +192,6 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
         team->up_size = t->act_team;
         team->up_team = t->act_ptr;
     }
-    if (bp_profiling) {
-        team->trace_fn = f->fn;
-        if (bp_tracing)
-            team->trace_forker = bp_trace_tid(t);
-        team->fork_ns = f->start_ns;
-    }
     /* relaxed: the count is a hint; teams_made only grows */
     f->counted = atomic_load_explicit(&bp_pool.teams_made, memory_order_relaxed) > 1;
     if (f->counted) {
@@ -214,6 +211,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     own->team_size = team_size;
     own->epoch_base = (uint32_t)epoch_base;
     own->level = level;
+    bp_hook_fork(team->listen, level, team_size, fn);
     bp_fork_children(own);
     save_team(t, &f->saved);
     begin_task(t, &icv, &f->implicit);
@@ -228,20 +226,13 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     t->act_team = team_size;
     t->act_ptr = team;
     t->epoch = epoch_base;
-    if (level == 1 && bp_profiling) { /* the outermost region's own episodes */
-        t->wait_ns = 0;
-        bp_steps_begin(t, f->start_ns);
-    }
 }
 
-/* The join: wait for workers 1..team_size-1 to finish the region. When
- * profiling, the join counts as the region's closing barrier: every thread
- * waits there from its arrival to the end of the join. */
+/* The join: wait for workers 1..team_size-1 to finish the region. */
 static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
 {
     struct bp_team *team = f->team;
-    int timed = bp_profiling && f->outermost;
-    int64_t joined_ns = timed ? bp_now_ns() : 0;
+    bp_hook_join_begin(t->level);
     uint32_t used = bp_tasks_join(t, team, f->team_size, t->constructs | t->singles);
     team->epoch = t->epoch;
     if (bp_config.cancellation)
@@ -259,52 +250,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         bp_loops_reset(team->loops);
         atomic_store_explicit(&team->singles_claimed, 0, memory_order_relaxed);
     }
-    if (timed) {
-        f->end_ns = bp_now_ns();
-        f->joined_ns = joined_ns;
-        f->wait_t0_ns = t->wait_ns + (f->end_ns - joined_ns);
-        f->wait_ns = f->wait_t0_ns;
-        f->last_at_join = 0;
-        f->woken = 0;
-        f->wake_sum_ns = f->wake_max_ns = 0;
-        int64_t last_ns = joined_ns;
-        struct bp_prof_arrays *a = &team->prof; /* made with the team when profiling */
-        a->wait[0] = f->wait_t0_ns;
-        a->iters[0] = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
-        a->joined[0] = joined_ns;
-        a->steps[0] = bp_steps_view(t);
-        for (int i = 1; i < f->team_size; i++) {
-            struct bp_member *slot = &team->members[i];
-            /* relaxed: ordered after the join's acquire */
-            int64_t w = atomic_load_explicit(&slot->wait_ns, memory_order_relaxed);
-            int64_t j = atomic_load_explicit(&slot->joined_ns, memory_order_relaxed);
-            a->wait[i] = w + (f->end_ns - j);
-            a->iters[i] = atomic_load_explicit(&slot->iters, memory_order_relaxed);
-            a->joined[i] = j;
-            /* the team passed the same episodes: thread 0's count is each
-             * worker's; the rest sums are read only when there were some */
-            struct bp_step_view *v = &a->steps[i];
-            *v = (struct bp_step_view){bp_pool.slots[slot->worker].steps_rec, t->barriers, 0,
-                                       0, 0};
-            if (t->barriers > (uint32_t)bp_config.profile_steps) {
-                v->rest_wait_ns = slot->rest_wait_ns;
-                v->rest_work_ns = slot->rest_work_ns;
-            }
-            f->wait_ns += a->wait[i];
-            if (j > last_ns) {
-                last_ns = j;
-                f->last_at_join = i;
-            }
-            int64_t late = atomic_load_explicit(&slot->woke_late_ns, memory_order_relaxed);
-            if (late >= 0) {
-                f->woken++;
-                f->wake_sum_ns += late;
-                if (late > f->wake_max_ns)
-                    f->wake_max_ns = late;
-            }
-        }
-        f->barriers = t->barriers + 1;
-    }
+    bp_hook_join_end(&f->hook, team->listen, t->level, f->team_size);
 }
 
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
@@ -318,32 +264,17 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         team_size = requested_threads(t);
     t->pushed_threads = 0;
     team_size = team_size_for(t, team_size);
-    f->fn = fn;
     f->outermost = t->level == 0;
     f->team_size = 1;
     f->team = NULL;
-    if (bp_profiling && f->outermost)
-        bp_site_take(t); /* before the clock starts: any walk is serial time */
+    /* No region takes a lock: each runs on a team of its own (team.c). */
+    bp_hook_region_begin(&f->hook, t->level + 1, fn);
     /* acquire: pairs with the destructor's release of shut_down */
-    if (atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire) ||
-        (team_size <= 1 && !(bp_profiling && f->outermost))) {
-        serial_enter(t, f);
-        return;
-    }
-    /* No region takes a lock: each runs on a team of its own (team.c), and
-     * a profiled one is accounted at its end on its forking thread's own
-     * timeline (profile.c). */
-    f->start_ns = bp_profiling && f->outermost ? bp_now_ns() : 0; /* pool growth is part of it */
-    if (f->outermost) {
-        t->iters = 0;
-        t->iters_counted = 0;
-    }
-    f->obtain_ns = 0;
-    if (team_size > 1) {
+    if (team_size > 1 && !atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire)) {
         int got = 1, slow = 0;
         f->team = bp_team_take(t, t->level + 1, team_size, &got, &slow);
-        if (slow && bp_profiling && f->outermost) /* made or grew its team */
-            f->obtain_ns = bp_now_ns() - f->start_ns;
+        if (slow) /* made or grew its team */
+            bp_hook_team_obtained(t->level + 1);
         team_size = got; /* fewer when the pool could start no more workers */
         if (team_size <= 1 && f->team != NULL) {
             bp_team_put(t, f->team);
@@ -353,65 +284,28 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
             bp_pool_follow_caller(f->team);
         if (team_size > bp_pool.ncpus)
             warn_oversubscribed(team_size);
+        f->team_size = team_size;
     }
-    f->team_size = team_size;
-    if (team_size > 1) {
-        team_enter(t, f, run, ctx, ctx_size);
+    if (f->team_size > 1) {
+        team_enter(t, f, run, ctx, ctx_size, fn);
         bp_display_affinity(t);
     } else {
         serial_enter(t, f);
-        if (bp_profiling && f->outermost)
-            bp_steps_begin(t, f->start_ns);
     }
 }
 
 void bp_fork_end(struct bp_fork_frame *f)
 {
     struct bp_thread *t = &bp_tls;
-    int timed = bp_profiling && f->outermost;
-    /* a team of one's figures: thread 0's alone */
-    int64_t wait1 = 0, joined1 = 0;
-    uint64_t iters1 = 0;
-    struct bp_step_view steps1;
-    struct bp_prof_arrays one = {&wait1, &iters1, &joined1, &steps1}, *a = &one;
     if (f->team_size > 1) {
         team_leave(t, f);
-        a = &f->team->prof;
     } else {
         bp_taskwait(t); /* a detached task's event may be pending */
         bp_task_deps_free(bp_task_current(t));
-    }
-    if (f->team_size <= 1 && timed) {
-        f->end_ns = bp_now_ns();
-        f->wait_ns = f->wait_t0_ns = 0;
-        f->barriers = t->barriers + 1;
-        f->last_at_join = -1;
-        f->woken = 0;
-        f->wake_sum_ns = f->wake_max_ns = 0;
-        iters1 = t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED;
-        joined1 = f->end_ns;
-        steps1 = bp_steps_view(t);
+        bp_hook_join_end(&f->hook, NULL, t->level, 1);
     }
     restore_team(t, &f->saved);
-    if (timed) {
-        struct bp_region_sample sample = {
-            .fn = f->fn, .start_ns = f->start_ns, .end_ns = f->end_ns, .wait_ns = f->wait_ns,
-            .wait_t0_ns = f->wait_t0_ns, .threads = f->team_size, .barriers = f->barriers,
-            .thread_wait = a->wait, .thread_iters = a->iters, .thread_joined = a->joined,
-            .thread_steps = a->steps, .last_at_join = f->last_at_join, .woken = f->woken,
-            .wake_sum_ns = f->wake_sum_ns, .wake_max_ns = f->wake_max_ns,
-            .obtain_ns = f->obtain_ns, .site = t->site_frames, .nsite = t->site_nframes,
-            .site_src = t->site_loc};
-        bp_profile_region(t, &sample);
-    }
-    if (bp_profiling && f->outermost)
-        bp_steps_end(t);
-    if (bp_tracing && f->outermost) {
-        bp_trace_event(t, BP_TRACE_REGION, f->fn, f->start_ns, f->end_ns);
-        if (f->team_size > 1)
-            bp_trace_event(t, BP_TRACE_JOIN, NULL, f->joined_ns, f->end_ns);
-    }
-    if (f->team != NULL) /* after the sample: its figures are the team's */
+    if (f->team != NULL) /* after the join's hook: its figures are the team's */
         bp_team_put(t, f->team);
 }
 

@@ -59,7 +59,7 @@ BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                           unsigned flags)
 {
     (void)flags;
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data};
     fork_region(&r, num_threads);
 }
@@ -93,7 +93,7 @@ BP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
                                          unsigned flags)
 {
     (void)flags;
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct bp_thread *t = bp_self();
     int want = bp_region_size(t, team_request(num_threads));
     int team = 1;
@@ -110,7 +110,7 @@ BP_API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
                                    unsigned count, unsigned flags)
 {
     (void)flags;
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data, .has_ws = 1};
     bp_gomp_sections_setup(count, &r.ws);
     fork_region(&r, num_threads);
@@ -134,7 +134,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           long incr, long chunk, unsigned flags)          \
     {                                                                                     \
         (void)flags;                                                                      \
-        BP_NOTE_SITE(NULL);                                                               \
+        BP_HOOK_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, sched, chunk);                                                \
     }
@@ -144,7 +144,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           long incr, unsigned flags)                      \
     {                                                                                     \
         (void)flags;                                                                      \
-        BP_NOTE_SITE(NULL);                                                               \
+        BP_HOOK_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, SCHED_RUNTIME, 0);                                            \
     }
@@ -189,7 +189,7 @@ static void split_begin(const char *who, const struct region *r, unsigned num_th
 
 BP_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data};
     split_begin("GOMP_parallel_start", &r, num_threads);
 }
@@ -210,7 +210,7 @@ static void split_loop(const char *who, void (*fn)(void *), void *data, unsigned
                                                   unsigned num_threads, long start,       \
                                                   long end, long incr, long chunk)        \
     {                                                                                     \
-        BP_NOTE_SITE(NULL);                                                               \
+        BP_HOOK_SITE(NULL);                                                               \
         split_loop("GOMP_parallel_loop_" #name "_start", fn, data, num_threads, start,    \
                    end, incr, sched, chunk);                                              \
     }
@@ -222,7 +222,7 @@ BP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
                                              unsigned num_threads, long start, long end,
                                              long incr)
 {
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     split_loop("GOMP_parallel_loop_runtime_start", fn, data, num_threads, start, end, incr,
                SCHED_RUNTIME, 0);
 }
@@ -230,7 +230,7 @@ BP_API void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
 BP_API void GOMP_parallel_sections_start(void (*fn)(void *), void *data,
                                          unsigned num_threads, unsigned count)
 {
-    BP_NOTE_SITE(NULL);
+    BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data, .has_ws = 1};
     bp_gomp_sections_setup(count, &r.ws);
     split_begin("GOMP_parallel_sections_start", &r, num_threads);

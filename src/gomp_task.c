@@ -170,10 +170,10 @@ static __attribute__((noinline)) void task_slow(struct bp_thread *t, void (*fn)(
     /* On the stack, as an included task, unless it must be counted: one
      * that waits for an event or dependences. An undeferred one (if(0), or
      * its maker's queue full) too, as libgomp does: it runs now either way,
-     * and its children are counted as any (except when profiling, whose
-     * per-task figures come with the counted path). */
+     * and its children are counted as any (except when a listener listens:
+     * the profile's per-task figures come with the counted path). */
     if (!has_event && ndeps == 0 &&
-        (included || (!bp_profiling && (!if_clause || bp_task_queue_full(t))))) {
+        (included || (!bp_listening && (!if_clause || bp_task_queue_full(t))))) {
         run_on_stack(t, fn, data, cpyfn, arg_size, arg_align, flags);
         return;
     }

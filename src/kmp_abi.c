@@ -62,7 +62,7 @@ static void run_microtask(int tid, void *ctx)
 
 BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
 {
-    BP_NOTE_SITE(source_of(loc));
+    BP_HOOK_SITE(source_of(loc));
     bp_affinity_clang();
     struct fork_args f;
     f.fn = microtask;
@@ -79,7 +79,7 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
 BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask,
                                 int32_t cond, void *args)
 {
-    BP_NOTE_SITE(source_of(loc));
+    BP_HOOK_SITE(source_of(loc));
     bp_affinity_clang();
     if (argc < 0 || argc > 1)
         bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
@@ -186,7 +186,7 @@ BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_na
 BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
 {
     (void)gtid;
-    BP_NOTE_SITE(source_of(loc));
+    BP_HOOK_SITE(source_of(loc));
     bp_serial_begin(bp_self(), __builtin_return_address(0));
 }
 

@@ -41,7 +41,7 @@ static int32_t distribute_split(struct bp_thread *t, int32_t schedtype, int *tid
         uint64_t n = bp_for_static_init_##sfx("__kmpc_for_static_init_" #sfx, tid, nth, \
                                               schedtype, plastiter, plower, pupper, \
                                               pstride, incr, chunk);                \
-        bp_count_iters(t, n);                                                       \
+        bp_hook_iterations(n);                                                       \
     }
 BP_KMPC_STATIC_INIT(4, int32_t, int32_t)
 BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)
@@ -76,7 +76,7 @@ BP_KMPC_STATIC_INIT(8u, uint64_t, int64_t)
                                          pupper, pstride, incr, chunk);                \
         if (plastiter)                                                                 \
             *plastiter = n > 0 && team_last && thread_last;                            \
-        bp_count_iters(t, n);                                                          \
+        bp_hook_iterations(n);                                                          \
     }                                                                                  \
     /* dist_schedule(static, chunk) on its own: chunks dealt over the teams */        \
     BP_API void __kmpc_team_static_init_##sfx(ident_t *loc, int32_t gtid,              \

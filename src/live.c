@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "profile.h"
 
 enum { HEADER = 128, ROW = 256, NAME = 152, MODULE = 64 };
 

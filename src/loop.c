@@ -374,7 +374,7 @@ int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *
         leave(t);
         return 0;
     }
-    bp_count_iters(t, e - f + 1);
+    bp_hook_iterations(e - f + 1);
     l->chunk_open = 1;
     l->cur_first = f;
     l->cur_last = e;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "profile.h"
 
 const char *bp_base_name(const char *path)
 {

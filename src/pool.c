@@ -16,9 +16,7 @@
  *
  * Locks. workers_lock guards starting workers, `threads`, and the set of
  * idle ones (a bitmap); team.c reserves workers under it, a few at a time,
- * and holds them. fork_lock is held while the profile accounts a region
- * that has ended (profile.c) and by the profile's API; regions themselves
- * take no lock.
+ * and holds them. Regions themselves take no lock.
  *
  * fork(). The child has only the thread that called fork(): the atfork
  * handlers hold the locks around fork() (so no team is half-made in the
@@ -37,7 +35,6 @@
 #include "prim.h"
 
 struct bp_pool bp_pool = {
-    .fork_lock = PTHREAD_MUTEX_INITIALIZER,
     .workers_lock = PTHREAD_MUTEX_INITIALIZER,
     .init_once = PTHREAD_ONCE_INIT,
     .threads = 1,
@@ -48,31 +45,9 @@ struct bp_pool bp_pool = {
 __attribute__((used)) static const char linked_marker[] =
     "buddypool runtime: libbuddypool is linked in";
 
-/* fork_lock, with the holding thread marked in its own state (the destructor
- * asks whether it holds the lock). */
-void bp_fork_lock(void)
-{
-    pthread_mutex_lock(&bp_pool.fork_lock);
-    bp_tls.holds_fork_lock = 1;
-}
-
-void bp_fork_unlock(void)
-{
-    bp_tls.holds_fork_lock = 0;
-    pthread_mutex_unlock(&bp_pool.fork_lock);
-}
-
-static int atfork_locked; /* the forking thread holds fork_lock for fork() */
-
 static void atfork_prepare(void)
 {
-    /* Inside a profiled region this thread may hold fork_lock already, or
-     * its thread 0 does and waits for it: fork() from a region gives a
-     * child that must not start regions (as with libgomp). */
-    if (bp_tls.level == 0) {
-        bp_fork_lock();
-        atfork_locked = 1;
-    }
+    bp_hook_atfork_prepare(bp_tls.level > 0);
     bp_teams_lock();
     pthread_mutex_lock(&bp_pool.workers_lock);
 }
@@ -81,18 +56,12 @@ static void atfork_parent(void)
 {
     pthread_mutex_unlock(&bp_pool.workers_lock);
     bp_teams_unlock();
-    if (atfork_locked) {
-        atfork_locked = 0;
-        bp_fork_unlock();
-    }
+    bp_hook_atfork_parent();
 }
 
 static void atfork_child(void)
 {
     /* The workers did not come along: the pool starts again from one thread. */
-    atfork_locked = 0;
-    bp_tls.holds_fork_lock = 0;
-    pthread_mutex_init(&bp_pool.fork_lock, NULL);
     pthread_mutex_init(&bp_pool.workers_lock, NULL);
     size_t used = (size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
@@ -103,20 +72,11 @@ static void atfork_child(void)
     bp_teams_fork_child(); /* the teams' workers did not come along */
     bp_wait_fork_child();
     bp_taskmem_fork_child();
-    bp_wait_stats_clear(&bp_caller_wait_stats); /* the parent's */
     atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
-    bp_profile_fork_child(); /* the parent reports its own regions */
-    if (bp_profiling)
-        bp_steps_fork_child(&bp_tls);
-    if (bp_tracing)
-        bp_trace_free(&bp_tls); /* and writes its own trace */
+    bp_hook_atfork_child();
     /* only the slots the parent used were ever written */
-    if (bp_pool.slots != NULL) {
-        for (size_t i = 1; i < used; i++) /* not the forking thread's own */
-            if (bp_pool.slots[i].steps_rec != bp_tls.steps.rec)
-                bp_steps_worker_free((struct bp_step_rec *)bp_pool.slots[i].steps_rec);
+    if (bp_pool.slots != NULL)
         memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
-    }
 }
 
 /* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
@@ -153,9 +113,7 @@ static void pool_init(void)
     int places_failed = bp_places_init(&set);
     bp_pool.ncpus = n;
 
-    int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
-    if (max > BP_MAX_THREADS)
-        max = BP_MAX_THREADS;
+    int max = bp_config_max_threads();
     int def = n;
     if (bp_config.oversubscribe && bp_config.thread_limit > 0)
         def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
@@ -172,8 +130,7 @@ static void pool_init(void)
     }
     bp_pool.default_team = def;
     atomic_store_explicit(&bp_pool.max_threads, max, memory_order_relaxed);
-    bp_trace_init(); /* before the profile, whose clock reads it needs */
-    bp_profile_init(max);
+    bp_hook_start(); /* the listeners, if the profile's calls have not started them */
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     /* release: the pool's set-up before the destructor acts on it */
     atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
@@ -184,45 +141,6 @@ void bp_pool_ensure_init(void)
     pthread_once(&bp_pool.init_once, pool_init);
     if (__builtin_expect(bp_config.display_env != 0, 0))
         display_env_once();
-}
-
-void bp_pool_lock(void)
-{
-    bp_pool_ensure_init();
-    bp_fork_lock();
-}
-
-void bp_pool_unlock(void) { bp_fork_unlock(); }
-
-/* Wait statistics of thread i of the pool: the callers' for 0, worker i's
- * slot, or NULL where no worker i was started. */
-static struct bp_wait_stats *wait_stats_of(int i)
-{
-    if (i == 0)
-        return &bp_caller_wait_stats;
-    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-    return i < threads && bp_pool.slots != NULL ? &bp_pool.slots[i].wait_stats : NULL;
-}
-
-void bp_pool_wait_stats(struct bp_wait_stats *out, int n)
-{
-    for (int i = 0; i < n; i++) {
-        struct bp_wait_stats *from = wait_stats_of(i);
-        if (from != NULL)
-            bp_wait_stats_read(&out[i], from);
-        else
-            bp_wait_stats_clear(&out[i]);
-    }
-}
-
-void bp_pool_wait_stats_reset(void)
-{
-    int n = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed); /* those started */
-    for (int i = 0; i < n; i++) {
-        struct bp_wait_stats *w = wait_stats_of(i);
-        if (w != NULL)
-            bp_wait_stats_clear(w);
-    }
 }
 
 void bp_pool_test_set_epoch(uint64_t epoch)
@@ -243,15 +161,15 @@ int bp_default_team(void)
     return bp_pool.default_team;
 }
 
+int bp_pool_threads(void)
+{
+    return atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+}
+
 int bp_pool_cpus(void)
 {
     bp_pool_ensure_init();
     return bp_pool.ncpus;
-}
-
-int bp_pool_threads(void)
-{
-    return atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
 }
 
 /* Pinning an application thread would hold for everything it creates
@@ -338,17 +256,13 @@ static void *worker_main(void *arg)
     struct bp_go *go = &slot->go;
     struct bp_thread *t = &bp_tls;
     t->pool_id = id;
-    t->wait_stats = &slot->wait_stats;
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
-    if (bp_profiling) { /* published by the first join */
-        bp_steps_begin(t, 0);
-        slot->steps_rec = t->steps.rec;
-    }
+    bp_hook_thread_begin(id);
     uint32_t seen = 0;
     struct bp_implicit_task implicit; /* the worker's implicit task in each region */
     for (;;) {
-        t->slept = 0;
+        bp_hook_worker_idle();
         bp_flag_wait(&go->flag, seen + 1);
         seen++;
         /* the start block, written before the flag's release store */
@@ -358,18 +272,10 @@ static void *worker_main(void *arg)
         struct bp_team *team = go->team;
         int tid = go->tid, team_size = go->team_size;
         struct bp_member *me = &team->members[tid];
-        int64_t woke_ns = 0;
-        /* profiling: a region, not thread 0's call back to help with its
-         * tasks (task.c), whose figures are the region's */
-        int profiled = bp_profiling && run != bp_tasks_help;
-        if (profiled) {
-            int slept = t->slept;
-            if (slept || bp_tracing)
-                woke_ns = bp_now_ns();
-            /* relaxed: published by the join's release */
-            atomic_store_explicit(&me->woke_late_ns, slept ? woke_ns - team->fork_ns : -1,
-                                  memory_order_relaxed);
-        }
+        /* a region, or thread 0's call back to help with its tasks
+         * (taskteam.c), which is part of its region */
+        int help = run == bp_tasks_help;
+        bp_hook_share_begin(team->listen, go->level, tid, help);
         if (team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
             bp_fork_children(go);
         t->tid = tid;
@@ -392,35 +298,16 @@ static void *worker_main(void *arg)
         /* a new implicit task: the team's ICVs, published with the go */
         bp_task_icvs(t, &team->icv);
         bp_task_implicit(t, &implicit);
-        if (run != bp_tasks_help) {
-            t->wait_ns = 0;
-            t->iters = 0;
-            t->iters_counted = 0;
+        if (!help)
             bp_display_affinity(t);
-        }
-        if (profiled) /* a worker's own time before its rest episodes is not used */
-            bp_steps_begin(t, 0);
         run(tid, go->ctx);
         /* relaxed: a hint; bp_tasks_pending acquires the completions */
         if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
             bp_tasks_pending(team) != 0)
             bp_tasks_drain(t); /* the region's tasks, before it arrives */
         bp_task_deps_free(&implicit.task); /* its children are complete */
-        if (profiled) {
-            int64_t joined_ns = bp_now_ns();
-            if (bp_tracing)
-                bp_trace_served(t, team->trace_fn, team->trace_forker, woke_ns, joined_ns);
-            /* relaxed: published by the join's release in bp_flag_set */
-            atomic_store_explicit(&me->joined_ns, joined_ns, memory_order_relaxed);
-            atomic_store_explicit(&me->wait_ns, t->wait_ns, memory_order_relaxed);
-            atomic_store_explicit(&me->iters, t->iters_counted ? t->iters : BP_ITERS_UNCOUNTED,
-                                  memory_order_relaxed);
-            if (t->barriers > (uint32_t)bp_config.profile_steps) {
-                me->rest_wait_ns = t->steps.rest_wait_ns;
-                me->rest_work_ns = t->steps.rest_work_ns;
-            }
-            bp_steps_end(t);
-        }
+        /* what the listener writes now, the join's release publishes */
+        bp_hook_share_end(team->listen, go->level, tid, help);
         /* in the region still: the waits run the team's tasks */
         uint32_t end = (uint32_t)(t->epoch + 1);
         uint32_t used = t->constructs | t->singles;
@@ -445,8 +332,7 @@ static void *worker_main(void *arg)
         /* release: the team is not touched after this (bp_pool_quiesce) */
         atomic_store_explicit(&slot->go_done, seen, memory_order_release);
     }
-    bp_steps_worker_free(t->steps.rec);
-    t->steps.rec = NULL;
+    bp_hook_thread_end();
     return NULL;
 }
 
@@ -547,12 +433,13 @@ void bp_workers_release(int w)
 }
 
 /* Stop and join the workers before the library's code goes away (dlclose)
- * or the process exits, and print the profile. Regions that start later run
- * on their caller alone. Joining is skipped where it cannot finish: when the
- * destructor runs inside a region (exit() from region code: on its thread 0
- * the profile is still printed, as it is complete up to that region), or
- * when another thread's region does not end within a second; at process
- * exit the kernel ends those threads. */
+ * or the process exits, and let the listeners report (hooks.h: the profile
+ * is printed). Regions that start later run on their caller alone. Joining
+ * is skipped where it cannot finish: when the destructor runs inside a
+ * region (exit() from region code: on its thread 0 the profile is still
+ * printed, as it is complete up to that region), or when another thread's
+ * region does not end within a second; at process exit the kernel ends
+ * those threads. */
 __attribute__((destructor)) static void pool_shutdown(void)
 {
     /* seq_cst: pairs with the acquire in bp_fork, and with the team's
@@ -562,32 +449,24 @@ __attribute__((destructor)) static void pool_shutdown(void)
      * under the same environment) has nothing to stop and nothing to say. */
     if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
         return;
-    if (bp_tls.holds_fork_lock) /* exit() from the profile's own work: nothing to add */
+    if (bp_hook_exit_busy()) /* exit() from a listener's own work: nothing to add */
         return;
     if (bp_tls.level > 0) {
         /* exit() from a region's code: the profile is complete up to the
          * regions still running, whose threads go on */
-        if (bp_profiling) {
-            bp_fork_lock();
-            bp_profile_report(0);
-            bp_fork_unlock();
-        }
+        bp_hook_exit_in_region();
         return;
     }
-    if (bp_tls.level == 0)
-        bp_dump_signal_stop(); /* its dumps take fork_lock */
+    bp_hook_exit_begin();
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 1;
-    if (bp_tls.level > 0 || !bp_teams_stop(&deadline) ||
-        pthread_mutex_timedlock(&bp_pool.fork_lock, &deadline) != 0) {
-        if (bp_profiling)
-            bp_warn("profile not reported: a region was still running when the pool shut "
-                    "down");
-        bp_live_unlink();
+    if (!bp_teams_stop(&deadline)) {
+        bp_hook_exit_abandon();
         return;
     }
-    bp_tls.holds_fork_lock = 1;
+    if (!bp_hook_exit_lock(&deadline))
+        return;
     /* every team is out of use: no worker runs, none is started again */
     pthread_mutex_lock(&bp_pool.workers_lock);
     int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
@@ -600,8 +479,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
     bp_teams_free_all();
-    bp_profile_report(1);
-    bp_steps_shutdown(&bp_tls);
+    bp_hook_exit_report();
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
     if (bp_pool.slots != NULL)
         munmap(bp_pool.slots, bp_pool.slots_bytes);
@@ -616,5 +494,4 @@ __attribute__((destructor)) static void pool_shutdown(void)
         bp_tls.place = -1;
     }
     atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
-    bp_fork_unlock();
 }

@@ -23,19 +23,16 @@ struct bp_slot {
      * bound to (-1 none; bp_pool_follow_caller moves it). */
     alignas(BP_LINE) int part_first, part_count;
     int place;
-    const struct bp_step_rec *steps_rec; /* profiling: the worker's episodes, set once */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
     /* Written by the worker alone: */
     alignas(BP_LINE) _Atomic uint32_t go_done; /* regions it has finished with, */
                           /* its team's words no longer touched (bp_pool_quiesce) */
-    struct bp_wait_stats wait_stats; /* profiling: the worker's waits */
 };
 _Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
                "a slot's start block is one BP_LINE");
 
 struct bp_pool {
-    pthread_mutex_t fork_lock;   /* the profile's accounting and API */
     pthread_mutex_t workers_lock; /* starting workers, reserving and freeing them */
     pthread_once_t init_once;
     _Atomic int max_threads;     /* cap: the limits, else BP_MAX_THREADS */
@@ -76,8 +73,6 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
     t->task_id = 0;
 }
 
-/* Start the pool's configuration once (threads start with regions). */
-void bp_pool_ensure_init(void);
 /* Reserve up to n workers for a team into ids (idle ones, lowest numbers
  * first, then new ones); how many it got, fewer when no more can start. */
 int bp_workers_reserve(int n, int *ids);
@@ -100,9 +95,6 @@ enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
 void bp_fork_children(const struct bp_go *from);
 uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
                           int (*poll)(void *), void *arg);
-/* fork_lock, with the holding thread marked in its own state. */
-void bp_fork_lock(void);
-void bp_fork_unlock(void);
 /* The default placement follows an unbound caller that moved onto a
  * worker's CPU; before an outermost fork, on the team it takes. */
 void bp_pool_follow_caller(struct bp_team *team);

@@ -1,9 +1,9 @@
-/* profile.c: the profiling mode's bookkeeping. The pool calls in at the end
- * of every outermost region, on the thread that forked it, which takes
- * fork_lock for the accounting alone (so regions are accounted one at a
- * time and nothing here needs atomics; the regions themselves run at
- * once); barrier waits are summed per thread during the region and handed
- * over at its join.
+/* profile.c: the profiling mode's bookkeeping. The listener (listen.c)
+ * hands it every outermost region at its end, on the thread that forked
+ * it, which takes the profile's lock for the accounting alone (so regions
+ * are accounted one at a time and nothing here needs atomics; the regions
+ * themselves run at once); barrier waits are summed per thread during the
+ * region and handed over at its join.
  *
  * Timelines. Regions of different application threads may overlap in time;
  * the regions of one thread never do. So each forking thread has a timeline
@@ -32,8 +32,8 @@
  * BP_MAX_PHASES names; a phase named again continues). A phase holds its
  * regions and the gaps before them (the gap before a phase's first region
  * is its own), so the phases' regions plus gaps add up to the whole span
- * from the first phase on. Phase calls take fork_lock as the accounting
- * does.
+ * from the first phase on. Phase calls take the profile's lock as the
+ * accounting does.
  *
  * Each row also holds its call sites (sites.c) and barrier steps (steps.c);
  * the whole run's rows are mirrored into the live counters (live.c).
@@ -51,16 +51,46 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buddypool.h"
-#include "internal.h"
 #include "prim.h"
+#include "profile.h"
 
 #ifndef BP_NO_PROFILER
 int bp_profiling;
 #endif
-_Atomic int bp_note_sites = 1; /* relaxed: a hint to the entries, set once */
 
-enum { BP_MAX_PHASES = 32, BP_PHASE_NAME = 64 };
+/* The profile's lock (see the top of the file); holds_lock, in the calling
+ * thread's state, says whether it holds it. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void bp_profile_lock(void)
+{
+    pthread_mutex_lock(&lock);
+    bp_lt.holds_lock = 1;
+}
+
+void bp_profile_unlock(void)
+{
+    bp_lt.holds_lock = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int bp_profile_lock_held(void) { return bp_lt.holds_lock; }
+
+int bp_profile_lock_timed(const struct timespec *deadline)
+{
+    if (pthread_mutex_timedlock(&lock, deadline) != 0)
+        return 0;
+    bp_lt.holds_lock = 1;
+    return 1;
+}
+
+void bp_profile_lock_fork_child(void)
+{
+    bp_lt.holds_lock = 0;
+    pthread_mutex_init(&lock, NULL); /* a thread the child does not have may have held it */
+}
+
+enum { BP_MAX_PHASES = 32 };
 
 
 
@@ -167,18 +197,12 @@ static void clear(void)
 void bp_profile_init(int max_threads)
 {
     prof.max_threads = max_threads > 0 ? max_threads : 1;
-    /* bp_note_sites stays 1 until profiling is known to be off: another
-     * application thread's entry may note its site while this runs, for a
-     * fork that waits for this start-up and then profiles */
 #ifdef BP_NO_PROFILER
-    atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
     if (bp_config.profile)
         bp_warn("this build has no profiler; BUDDY_THREAD_POOL_PROFILE is ignored");
 #else
-    if (!bp_config.profile && !bp_tracing) {
-        atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
+    if (!bp_config.profile && !bp_tracing)
         return;
-    }
     prof.slots = (size_t)bp_config.profile_slots;
     prof.in_child = forked;
     const char *run = getenv("BUDDY_THREAD_POOL_PROFILE_RUN");
@@ -193,12 +217,9 @@ void bp_profile_init(int max_threads)
                 prof.slots);
         bp_live_close();
         bp_trace_off();
-        atomic_store_explicit(&bp_note_sites, 0, memory_order_relaxed);
         return;
     }
     bp_profiling = 1;
-    if (bp_config.profile)
-        bp_dump_signal_start();
 #endif
 }
 
@@ -323,7 +344,7 @@ static void account(struct table *t, int k, struct bp_timeline *tl,
         bp_live_update(r->live, r, tot, t->first_start_ns, end_ns);
 }
 
-static void region_locked(struct bp_thread *t, const struct bp_region_sample *s);
+static void region_locked(struct bp_listen_thread *lt, const struct bp_region_sample *s);
 
 /* The calling thread's entry in the callers' table: a new one while there
  * is room, else the shared last one. */
@@ -337,14 +358,14 @@ static int caller_row(void)
     return prof.ncallers++;
 }
 
-void bp_profile_region(struct bp_thread *t, const struct bp_region_sample *s)
+void bp_profile_region(struct bp_listen_thread *lt, const struct bp_region_sample *s)
 {
-    bp_pool_lock();
-    region_locked(t, s);
-    bp_pool_unlock();
+    bp_profile_lock();
+    region_locked(lt, s);
+    bp_profile_unlock();
 }
 
-static void region_locked(struct bp_thread *t, const struct bp_region_sample *s)
+static void region_locked(struct bp_listen_thread *lt, const struct bp_region_sample *s)
 {
     if (prof.all.buckets == NULL)
         return;
@@ -352,9 +373,9 @@ static void region_locked(struct bp_thread *t, const struct bp_region_sample *s)
         prof.child_start = 0;
         bp_live_open(prof.slots + 1);
         prof.all.other.live = bp_live_row(prof.slots, prof.all.other.name, "");
-        bp_dump_signal_start();
+        bp_dump_signal_start(bp_profile_dump);
     }
-    struct bp_timeline *tl = &t->timeline;
+    struct bp_timeline *tl = &lt->timeline;
     if (tl->epoch != prof.epoch) { /* the thread's first region since the profile began */
         memset(tl, 0, sizeof *tl);
         tl->epoch = prof.epoch;
@@ -422,7 +443,7 @@ static int report(FILE *out, const char *json_path, int complete)
     int n = 0, err = 0;
     /* one entry per thread the pool started (the callers' first), not per
      * thread it could have: the cap is thousands */
-    int nwaits = bp_pool_threads();
+    int nwaits = bp_waits_count();
     if (nwaits > prof.max_threads)
         nwaits = prof.max_threads;
     struct bp_wait_stats *waits = calloc((size_t)nwaits, sizeof *waits);
@@ -430,7 +451,7 @@ static int report(FILE *out, const char *json_path, int complete)
         bp_warn("profile: out of memory for the report");
         return -ENOMEM;
     }
-    bp_pool_wait_stats(waits, nwaits);
+    bp_waits_read(waits, nwaits);
     err |= part_of(&parts[n++], NULL, &prof.all, waits, nwaits);
     for (int i = 0; i < prof.nphases; i++)
         err |= part_of(&parts[n++], prof.names[i], &prof.phases[i], NULL, 0);
@@ -465,7 +486,7 @@ static void report_all(int complete)
     report(stderr, bp_config.profile_out, complete);
 }
 
-void bp_profile_report(int workers_stopped)
+void bp_profile_report(struct bp_listen_thread *lt, int workers_stopped)
 {
     if (!bp_profiling || prof.all.buckets == NULL)
         return;
@@ -487,33 +508,32 @@ void bp_profile_report(int workers_stopped)
     }
     /* The rings stay while workers may still write them (the process exits). */
     if (bp_tracing && workers_stopped)
-        bp_trace_free(bp_self());
+        bp_trace_free(lt);
     bp_live_close();
     clear();
 }
 
 void bp_profile_dump(_Atomic int *stop)
 {
-    bp_pool_lock();
+    bp_profile_lock();
     /* the tables are gone once the final report is written; a dump that
      * got the lock only as the process ends leaves it to the final one */
     if (bp_profiling && bp_config.profile && prof.all.buckets != NULL && !atomic_load(stop))
         report_all(0);
-    bp_pool_unlock();
+    bp_profile_unlock();
 }
 
 /* ---- the profile API of buddypool.h ------------------------------------- */
 
-/* The caller must not be inside a region (the profile changes between a
- * thread's regions, as its phases do). */
+/* listen.c calls these outside any region of the calling thread (the
+ * profile changes between a thread's regions, as its phases do), the
+ * profile set up. The lock taken, or -ENOTSUP: profiling is off (tracing
+ * alone runs the hooks, not the profile), or the pool has shut down. */
 static int api_enter(void)
 {
-    if (bp_self()->level > 0)
-        return -EBUSY;
-    bp_pool_lock(); /* which also reads the configuration, the first time */
-    /* off (tracing alone runs the hooks, not the profile), or after shutdown */
+    bp_profile_lock();
     if (!bp_profiling || !bp_config.profile || prof.all.buckets == NULL) {
-        bp_pool_unlock();
+        bp_profile_unlock();
         return -ENOTSUP;
     }
     return 0;
@@ -521,7 +541,7 @@ static int api_enter(void)
 
 /* A phase name for the trace's marks, which outlive a reset of the phases:
  * kept for the process (the first BP_TRACE_NAMES names; later ones mark as
- * "phase"). With fork_lock held. */
+ * "phase"). With the profile's lock held. */
 enum { BP_TRACE_NAMES = 256 };
 static const char *trace_name(const char *name)
 {
@@ -536,10 +556,8 @@ static const char *trace_name(const char *name)
     return names[n++];
 }
 
-BP_API int buddypool_profile_phase(const char *name)
+int bp_profile_phase(const char *name)
 {
-    if (name == NULL || name[0] == '\0' || strlen(name) >= BP_PHASE_NAME)
-        return -EINVAL;
     int err = api_enter();
     if (err)
         return err;
@@ -553,7 +571,7 @@ BP_API int buddypool_profile_phase(const char *name)
                         "count in the whole run only", name, BP_MAX_PHASES);
             prof.phase_warned = 1;
             prof.current = -1;
-            bp_pool_unlock();
+            bp_profile_unlock();
             return -ENOSPC;
         }
         memcpy(prof.names[i], name, strlen(name) + 1);
@@ -562,26 +580,26 @@ BP_API int buddypool_profile_phase(const char *name)
     prof.current = i;
     if (bp_tracing) {
         int64_t now = bp_now_ns();
-        bp_trace_event(bp_self(), BP_TRACE_PHASE, trace_name(name), now, now);
+        bp_trace_event(&bp_lt, BP_TRACE_PHASE, trace_name(name), now, now);
     }
-    bp_pool_unlock();
+    bp_profile_unlock();
     return 0;
 }
 
-BP_API int buddypool_profile_reset(void)
+int bp_profile_reset(void)
 {
     int err = api_enter();
     if (err)
         return err;
     clear();
     bp_live_reset();
-    bp_pool_wait_stats_reset();
+    bp_waits_clear();
     err = table_alloc(&prof.all) != 0 ? -ENOMEM : 0;
-    bp_pool_unlock();
+    bp_profile_unlock();
     return err;
 }
 
-BP_API int buddypool_profile_write(FILE *out)
+int bp_profile_write(FILE *out)
 {
     if (out == NULL)
         return -EINVAL;
@@ -589,6 +607,6 @@ BP_API int buddypool_profile_write(FILE *out)
     if (err)
         return err;
     err = report(out, NULL, 0);
-    bp_pool_unlock();
+    bp_profile_unlock();
     return err;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "profile.h"
 
 static int by_wall(const void *a, const void *b)
 {

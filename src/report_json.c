@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "profile.h"
 
 static void json_frame(FILE *f, const struct bp_site_frame *fr)
 {

@@ -6,7 +6,7 @@
  * row also counts its regions by call site.
  *
  * Capture. Every ABI entry that forks a region notes its own return address
- * (BP_NOTE_SITE: one store when profiling, __builtin_return_address costs
+ * (BP_HOOK_SITE: one store when profiling, __builtin_return_address costs
  * nothing), and for __kmpc_fork_call the source string clang puts in its
  * ident_t (";file;function;line;col;;", with real names under -g). The
  * outermost fork takes the note (bp_site_take) before its clock starts, so
@@ -22,49 +22,42 @@
  * row's overflow site, so the sites' calls always add up to the row's.
  * A site is named (dladdr, and its source string copied) when it is made,
  * while the code that forked it is surely mapped. Everything here runs with
- * fork_lock held, like the rest of the profile's accounting. */
+ * the profile's lock held, like the rest of the profile's accounting. */
 #include <execinfo.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "profile.h"
 
 enum { BP_MAX_SITES = 1024, BP_WALK_FRAMES = 64 };
 
-void bp_note_site(const void *ra, const char *src)
-{
-    struct bp_thread *t = bp_self();
-    t->site_ra = ra;
-    t->site_src = src;
-}
-
-void bp_site_take(struct bp_thread *t)
+void bp_site_take(struct bp_listen_thread *lt)
 {
     int want = bp_config.profile_callers;
-    t->site_nframes = 0;
-    t->site_loc = t->site_src;
-    if (want <= 0 || t->site_ra == NULL) {
-        t->site_ra = NULL;
+    lt->site_nframes = 0;
+    lt->site_loc = lt->site_src;
+    if (want <= 0 || lt->site_ra == NULL) {
+        lt->site_ra = NULL;
         return;
     }
-    t->site_frames[0] = t->site_ra;
-    t->site_nframes = 1;
+    lt->site_frames[0] = lt->site_ra;
+    lt->site_nframes = 1;
     if (want > 1) {
         void *buf[BP_WALK_FRAMES];
         int n = backtrace(buf, BP_WALK_FRAMES);
         for (int i = 0; i < n; i++) {
-            if (buf[i] != t->site_ra)
+            if (buf[i] != lt->site_ra)
                 continue;
             int k = 0;
             while (k < want && i + k < n) {
-                t->site_frames[k] = buf[i + k];
+                lt->site_frames[k] = buf[i + k];
                 k++;
             }
-            t->site_nframes = k;
+            lt->site_nframes = k;
             break;
         }
     }
-    t->site_ra = NULL; /* a nested entry's note must not outlive its region */
+    lt->site_ra = NULL; /* a nested entry's note must not outlive its region */
 }
 
 static size_t hash_frames(const void *const *f, int n)

@@ -17,7 +17,7 @@
  * its release the region's end.
  *
  * Accounting. After the join, thread 0 (the workers parked, holding
- * fork_lock for the accounting) reads every thread's buffer and folds the
+ * the profile's lock for the accounting) reads every thread's buffer and folds the
  * region into its row's
  * steps: exact for the kept steps; for the rest, calls and waits exact and
  * work as thread 0's own time (which thread arrived last is not tracked
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "profile.h"
 
 /* A forking thread's buffer, on a list of them all (so that those of
  * threads a child of fork() does not have can be freed there); it goes
@@ -91,10 +91,10 @@ static struct caller_rec *caller_of(struct bp_step_rec *rec)
     return (struct caller_rec *)((char *)rec - offsetof(struct caller_rec, rec));
 }
 
-void bp_steps_fork_child(struct bp_thread *self)
+void bp_steps_fork_child(struct bp_listen_thread *self)
 {
     pthread_mutex_init(&callers_lock, NULL);
-    struct caller_rec *mine = self->pool_id == 0 && self->steps.rec != NULL
+    struct caller_rec *mine = self->worker == 0 && self->steps.rec != NULL
                                   ? caller_of(self->steps.rec) : NULL;
     for (struct caller_rec *c = callers, *next; c != NULL; c = next) {
         next = c->next;
@@ -115,23 +115,23 @@ static struct bp_step_rec *rec_alloc(void)
     return r;
 }
 
-void bp_steps_begin(struct bp_thread *t, int64_t start_ns)
+void bp_steps_begin(struct bp_listen_thread *lt, int64_t start_ns)
 {
-    struct bp_steps_rec *s = &t->steps;
+    struct bp_steps_rec *s = &lt->steps;
     if (s->rec == NULL) /* a worker's is freed when it stops */
-        s->rec = t->pool_id > 0 ? rec_alloc() : caller_alloc();
-    t->barriers = 0;
+        s->rec = lt->worker > 0 ? rec_alloc() : caller_alloc();
+    lt->barriers = 0;
     s->rest_wait_ns = s->rest_work_ns = 0;
     s->last_release_ns = start_ns;
     s->on = 1;
 }
 
-void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns)
+void bp_steps_record(struct bp_listen_thread *lt, int64_t arrive_ns, int64_t release_ns)
 {
-    struct bp_steps_rec *s = &t->steps;
+    struct bp_steps_rec *s = &lt->steps;
     if (!s->on) /* a region the profile does not time (after the shutdown) */
         return;
-    uint32_t k = t->barriers++;
+    uint32_t k = lt->barriers++;
     if (k < (uint32_t)bp_config.profile_steps && s->rec != NULL) {
         s->rec[k] = (struct bp_step_rec){arrive_ns, release_ns};
     } else {
@@ -141,10 +141,10 @@ void bp_steps_record(struct bp_thread *t, int64_t arrive_ns, int64_t release_ns)
     s->last_release_ns = release_ns;
 }
 
-struct bp_step_view bp_steps_view(const struct bp_thread *t)
+struct bp_step_view bp_steps_view(const struct bp_listen_thread *lt)
 {
-    return (struct bp_step_view){t->steps.rec, t->barriers, t->steps.rest_wait_ns,
-                                 t->steps.rest_work_ns, t->steps.last_release_ns};
+    return (struct bp_step_view){lt->steps.rec, lt->barriers, lt->steps.rest_wait_ns,
+                                 lt->steps.rest_work_ns, lt->steps.last_release_ns};
 }
 
 /* Entry idx of st, made (zeroed) when new; a kept step's last-arrival
@@ -248,9 +248,9 @@ void bp_steps_free(struct bp_steps *st)
     memset(st, 0, sizeof *st);
 }
 
-void bp_steps_shutdown(struct bp_thread *self)
+void bp_steps_shutdown(struct bp_listen_thread *self)
 {
-    if (self->pool_id == 0 && self->steps.rec != NULL) {
+    if (self->worker == 0 && self->steps.rec != NULL) {
         if (rec_key_made)
             pthread_setspecific(rec_key, NULL);
         caller_exit(caller_of(self->steps.rec));

@@ -213,20 +213,13 @@ static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
     t->task_id = fr->task_id;
 }
 
-/* Profiling: the task's own time, the tasks run inside it and its waits
- * (taskwait, taskgroup, dependences) taken out: they add their whole time
- * to task_inner_ns. And its trace event. */
-static void run_profiled(struct bp_thread *t, struct bp_task *task)
+/* The task's code, between the listeners' hooks (hooks.h). */
+static void run_body(struct bp_task *task)
 {
-    int64_t outer = t->task_inner_ns;
-    t->task_inner_ns = 0;
-    int64_t start = bp_now_ns();
+    struct bp_hook_span span;
+    bp_hook_task_begin(&span);
     task->body(task);
-    int64_t end = bp_now_ns();
-    bp_taskprof_record(task->fn, end - start - t->task_inner_ns);
-    t->task_inner_ns = outer + (end - start);
-    if (bp_tracing)
-        bp_trace_event(t, BP_TRACE_TASK, task->fn, start, end);
+    bp_hook_task_end(&span, task->fn);
 }
 
 /* A task discarded by cancellation completes without running its code;
@@ -248,10 +241,7 @@ void bp_task_run(struct bp_thread *t, struct bp_task *task)
     }
     struct bp_task_frame fr;
     task_enter(t, task, &fr);
-    if (bp_profiling)
-        run_profiled(t, task);
-    else
-        task->body(task);
+    run_body(task);
     task_leave(t, &fr);
     pending_done(task);
 }
@@ -330,10 +320,7 @@ static void run_uncounted(struct bp_thread *t, struct bp_task *task)
         t->task = task;
         t->task_id = 0;
         task->flags |= BP_TASK_STARTED;
-        if (bp_profiling)
-            run_profiled(t, task);
-        else
-            task->body(task);
+        run_body(task);
         task_leave(t, &fr);
     }
     /* acquire: a child that was freed (its hold dropped) is seen whole */
@@ -465,9 +452,8 @@ static void wait_loop(struct bp_thread *t, int (*ready)(const void *),
                       int (*stop)(const void *), const void *arg, struct bp_task *waiting)
 {
     int idle = 0;
-    /* profiling: the wait is not the waiting task's own time (the tasks
-     * run meanwhile add theirs, which the whole wait replaces) */
-    int64_t inner = t->task_inner_ns, start = bp_profiling ? bp_now_ns() : 0;
+    struct bp_hook_span span;
+    bp_hook_task_wait_begin(&span);
     for (;;) {
         int ran;
         if (waiting != NULL) {
@@ -489,8 +475,7 @@ static void wait_loop(struct bp_thread *t, int (*ready)(const void *),
             sched_yield(); /* the tasks it waits for run elsewhere */
         }
     }
-    if (bp_profiling)
-        t->task_inner_ns = inner + (bp_now_ns() - start);
+    bp_hook_task_wait_end(&span);
 }
 
 void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,

@@ -1,7 +1,7 @@
 /* taskprof.c: the profile's explicit tasks, per task function: how many
  * ran and how long their own code took (a task's time excludes the tasks
  * its thread ran inside it, at a taskwait for one, so recursive tasks are
- * not counted twice). A leaf beside the pool: task.c calls
+ * not counted twice). A leaf: the listener (listen.c) calls
  * bp_taskprof_record once per task run when profiling, and the report
  * reads a snapshot.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "profile.h"
 
 enum { BP_TASK_PROF_ROWS = 256, BP_TASK_PROF_PROBES = 16 };
 

@@ -128,38 +128,20 @@ static void quiesce(const struct bp_team *team)
         bp_pool_quiesce(team->members[i].worker);
 }
 
-static void prof_free(struct bp_prof_arrays *a)
-{
-    free(a->wait);
-    free(a->iters);
-    free(a->joined);
-    free(a->steps);
-}
-
-/* The members' and the barrier's arrays for a team of cap (and, when
- * profiling, the join's figures), the members kept so far copied over; 0
- * when out of memory (the team unchanged). */
+/* The members' and the barrier's arrays for a team of cap (and the
+ * listeners' block, hooks.h), the members kept so far copied over; 0 when
+ * out of memory (the team unchanged). */
 static int resize(struct bp_team *team, int cap)
 {
     int nrounds = rounds_for(cap);
     struct bp_member *m = alloc_lines((size_t)cap, sizeof *m);
     struct bp_round *r = alloc_lines((size_t)cap * (size_t)nrounds, sizeof *r);
-    struct bp_prof_arrays p = {0};
-    if (bp_profiling) {
-        p.wait = calloc((size_t)cap, sizeof *p.wait);
-        p.iters = calloc((size_t)cap, sizeof *p.iters);
-        p.joined = calloc((size_t)cap, sizeof *p.joined);
-        p.steps = calloc((size_t)cap, sizeof *p.steps);
-    }
-    if (m == NULL || r == NULL ||
-        (bp_profiling && (!p.wait || !p.iters || !p.joined || !p.steps))) {
+    /* no region runs on the team: nothing reads its block (hooks.h) */
+    if (m == NULL || r == NULL || !bp_hook_team_resize(&team->listen, cap)) {
         free(m);
         free(r);
-        prof_free(&p);
         return 0;
     }
-    prof_free(&team->prof);
-    team->prof = p;
     int old = team->cap;
     if (team->members != NULL) {
         quiesce(team); /* the old arrays are freed */
@@ -211,7 +193,7 @@ static void free_team(struct bp_team *team, int with_workers)
     bp_loops_free(team->loops);
     free(team->members);
     free(team->rounds);
-    prof_free(&team->prof);
+    bp_hook_team_free(team->listen);
     free(team);
 }
 

@@ -39,13 +39,6 @@ struct bp_member {
     void *_Atomic reduce_data;              /* its contribution to a reduction */
     uint32_t used_shared;      /* it met loops or singles in the region */
     int worker;                /* its pool worker; 0 for thread 0 */
-    _Atomic int64_t wait_ns;   /* profiling: its barrier waits in the region */
-    _Atomic int64_t joined_ns; /* profiling: when it reached the join */
-    _Atomic uint64_t iters;    /* profiling: its loop iterations in the region */
-    _Atomic int64_t woke_late_ns; /* profiling: fork to start if it slept, else -1 */
-    /* profiling: its episodes past the step bound, written (and read at the
-     * join) only in a region that had such episodes */
-    int64_t rest_wait_ns, rest_work_ns;
     /* its queued tasks (task.c): made by the thread on its first task,
      * freed with the team; others steal from it */
     struct bp_deque *_Atomic tasks;
@@ -107,13 +100,9 @@ struct bp_team {
     struct bp_team *up_team;
     /* thread 0's start block, copied to its children by bp_fork_children */
     alignas(BP_LINE) struct bp_go go0;
-    /* profiling: the region's function and its forking thread's OS thread
-     * id (tracing: a worker's slice names both), its fork's time, and the
-     * figures its join hands over, cap of each */
-    alignas(BP_LINE) const void *trace_fn;
-    long trace_forker;
-    int64_t fork_ns;
-    struct bp_prof_arrays prof;
+    /* the listeners' block for the team (hooks.h: bp_hook_team_resize),
+     * handed to the hooks of its regions; NULL when nothing listens */
+    alignas(BP_LINE) void *listen;
     /* single constructs claimed in the running region: the k-th single of a
      * region is run by the thread that moves it from k - 1 to k */
     alignas(BP_LINE) _Atomic uint32_t singles_claimed;

@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "profile.h"
 
 struct event {
     int64_t start_ns, end_ns;
@@ -59,10 +59,10 @@ void bp_trace_init(void)
 #endif
 }
 
-static struct bp_trace_ring *ring_of(struct bp_thread *t)
+static struct bp_trace_ring *ring_of(struct bp_listen_thread *lt)
 {
-    if (t->trace != NULL)
-        return t->trace;
+    if (lt->trace != NULL)
+        return lt->trace;
     struct bp_trace_ring *r = malloc(sizeof *r + tr.cap * sizeof r->ev[0]);
     if (r == NULL) {
         if (!atomic_exchange(&tr.warned, 1))
@@ -71,14 +71,14 @@ static struct bp_trace_ring *ring_of(struct bp_thread *t)
         return NULL;
     }
     r->tid = (long)syscall(SYS_gettid);
-    r->pool_id = t->pool_id;
+    r->pool_id = lt->worker;
     r->count = 0;
     /* release: the fields above before the ring is seen in the list */
     r->next = atomic_load_explicit(&tr.rings, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&tr.rings, &r->next, r, memory_order_release,
                                                   memory_order_relaxed))
         ;
-    t->trace = r;
+    lt->trace = r;
     return r;
 }
 
@@ -89,10 +89,10 @@ void bp_trace_off(void)
 #endif
 }
 
-static void record(struct bp_thread *t, int kind, const void *fn, long forker, int64_t start_ns,
-                   int64_t end_ns)
+static void record(struct bp_listen_thread *lt, int kind, const void *fn, long forker,
+                   int64_t start_ns, int64_t end_ns)
 {
-    struct bp_trace_ring *r = ring_of(t);
+    struct bp_trace_ring *r = ring_of(lt);
     if (r == NULL)
         return;
     r->ev[r->count % tr.cap] =
@@ -100,21 +100,21 @@ static void record(struct bp_thread *t, int kind, const void *fn, long forker, i
     r->count++;
 }
 
-void bp_trace_event(struct bp_thread *t, int kind, const void *fn, int64_t start_ns,
+void bp_trace_event(struct bp_listen_thread *lt, int kind, const void *fn, int64_t start_ns,
                     int64_t end_ns)
 {
-    record(t, kind, fn, 0, start_ns, end_ns);
+    record(lt, kind, fn, 0, start_ns, end_ns);
 }
 
-void bp_trace_served(struct bp_thread *t, const void *fn, long forker, int64_t start_ns,
-                     int64_t end_ns)
+void bp_trace_served(struct bp_listen_thread *lt, const void *fn, long forker,
+                     int64_t start_ns, int64_t end_ns)
 {
-    record(t, BP_TRACE_REGION, fn, forker, start_ns, end_ns);
+    record(lt, BP_TRACE_REGION, fn, forker, start_ns, end_ns);
 }
 
-long bp_trace_tid(struct bp_thread *t)
+long bp_trace_tid(struct bp_listen_thread *lt)
 {
-    struct bp_trace_ring *r = ring_of(t);
+    struct bp_trace_ring *r = ring_of(lt);
     return r != NULL ? r->tid : (long)syscall(SYS_gettid);
 }
 
@@ -254,7 +254,7 @@ void bp_trace_write(const char *path)
     free(names);
 }
 
-void bp_trace_free(struct bp_thread *self)
+void bp_trace_free(struct bp_listen_thread *self)
 {
     struct bp_trace_ring *r = atomic_exchange_explicit(&tr.rings, NULL, memory_order_acquire);
     while (r != NULL) {

@@ -45,7 +45,11 @@
  * before any flag is set or waited for: setters cannot change pairs while
  * others wait. A kmp_set_blocktime(0) before the first region is seen
  * there; one after it changes the spin, not the pair, and each of the
- * sleeps that follow pays its membarrier. */
+ * sleeps that follow pays its membarrier.
+ *
+ * What a wait costs (its spinning, its sleep, the wakes a setter issues) it
+ * tells the listeners through the wait hooks (hooks.h); it keeps nothing
+ * of theirs. */
 #include <pthread.h>
 #include <sched.h>
 #if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
@@ -164,50 +168,9 @@ static inline int flag_done(uint32_t value, uint32_t target, int reached)
 }
 
 _Atomic int bp_oversubscribed;
-struct bp_wait_stats bp_caller_wait_stats;
 static _Thread_local int polite; /* this thread always yields while it waits */
 
 void bp_wait_set_polite(int p) { polite = p; }
-
-static struct bp_wait_stats *wait_stats(void)
-{
-    struct bp_wait_stats *w = bp_self()->wait_stats;
-    return w != NULL ? w : &bp_caller_wait_stats;
-}
-
-/* Add to a statistic: a worker's is its own, the callers' is shared by the
- * threads that fork regions, which may wait at once (relaxed: counts). */
-static void stat_add(_Atomic int64_t *v, int64_t ns)
-{
-    atomic_fetch_add_explicit(v, ns, memory_order_relaxed);
-}
-
-static void stat_inc(_Atomic uint64_t *v)
-{
-    atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
-}
-
-void bp_wait_stats_read(struct bp_wait_stats *to, const struct bp_wait_stats *from)
-{
-    /* relaxed: statistics, each written by its thread alone */
-    atomic_store_explicit(&to->spin_ns, atomic_load_explicit(&from->spin_ns, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->sleep_ns,
-                          atomic_load_explicit(&from->sleep_ns, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->sleeps, atomic_load_explicit(&from->sleeps, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&to->wakes, atomic_load_explicit(&from->wakes, memory_order_relaxed),
-                          memory_order_relaxed);
-}
-
-void bp_wait_stats_clear(struct bp_wait_stats *w)
-{
-    atomic_store_explicit(&w->spin_ns, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->sleep_ns, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->sleeps, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->wakes, 0, memory_order_relaxed);
-}
 
 /* The wait. With a watch word (tasks: bp_flag_wait_poll), each read that
  * finds the flag unchanged also reads *watch, and while it is non-zero
@@ -245,16 +208,14 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
             /* acquire: the setter's writes before its store become visible */
             if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
                           reached)) {
-                /* profiling: spin time from the first clock read on; a
-                 * wait that ends within its first round adds no clock read */
-                if (bp_profiling && start >= 0)
-                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
+                /* spin time from the first clock read on; a wait that ends
+                 * within its first round adds no clock read */
+                bp_hook_wait_spun(start);
                 return 1;
             }
             /* acquire: what the canceller wrote before it set the word */
             if (stop != NULL && atomic_load_explicit(stop, memory_order_acquire) != 0) {
-                if (bp_profiling && start >= 0)
-                    stat_add(&wait_stats()->spin_ns, bp_now_ns() - start);
+                bp_hook_wait_spun(start);
                 return 0;
             }
             /* relaxed: a hint; what a task needs comes with its queue */
@@ -276,14 +237,7 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
             break;
         yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
     }
-    int64_t slept_ns = 0;
-    if (bp_profiling) {
-        slept_ns = bp_now_ns();
-        struct bp_wait_stats *w = wait_stats();
-        stat_add(&w->spin_ns, slept_ns - start);
-        stat_inc(&w->sleeps);
-        bp_self()->slept = 1;
-    }
+    int64_t slept_ns = bp_hook_wait_sleep(start);
     /* seq_cst: pairs with the setter's store/load, see the top of the file */
     atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
     /* The asymmetric pair: the fence on the setters' CPUs. Should the
@@ -314,8 +268,7 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
             timed = !membarrier_all(); /* then the value is read again */
     }
     atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
-    if (bp_profiling)
-        stat_add(&wait_stats()->sleep_ns, bp_now_ns() - slept_ns);
+    bp_hook_wait_woken(slept_ns);
     return done;
 }
 
@@ -360,8 +313,7 @@ static inline void wake_sleepers(struct bp_flag *f)
     if (n == 0)
         return;
     bp_futex_wake(&f->value, 0x7fffffff);
-    if (bp_profiling)
-        stat_inc(&wait_stats()->wakes);
+    bp_hook_wait_wake();
 }
 
 void bp_flag_wake_sleepers(struct bp_flag *f) { wake_sleepers(f); }

@@ -1,0 +1,269 @@
+/* hooks.h: the one seam between the core and whoever listens to it. The
+ * core (pool, fork and join, barrier, loops, tasks, waits) says what happens
+ * by calling the hooks below at fixed points; a listener (today the
+ * profiler with its trace, steps, call sites and live counters, listen.c;
+ * the OpenMP tool interface next) learns of it there and nowhere else. The
+ * core calls no listener by any other name, includes no listener's header
+ * and keeps none of a listener's state; a listener calls nothing of the
+ * core's, and knows of a region or a thread only what a hook hands it.
+ *
+ * Cost. Each hook is inline: one test of bp_listening, set once when the
+ * pool starts (before any region, never changed: read without ordering),
+ * a predictable branch when nothing listens; then one call into the
+ * listener. In a build with BP_NO_PROFILER (the overhead benchmark's
+ * baseline) bp_listening is the constant 0 and the hooks are empty. The
+ * lifetime hooks at the bottom (the pool's start, fork(), the process's
+ * end) are plain calls: they run once, and say what the listener's
+ * settings were in either build.
+ *
+ * Where a listener keeps what it records: per thread, in thread-local
+ * storage of its own; per team, in the block it hands back at
+ * bp_hook_team_resize (the core keeps the pointer in the team and passes it
+ * to the hooks of that team's regions); between a begin and its end, in a
+ * struct bp_hook_span on the caller's stack. A worker writes its team block
+ * before it arrives at the join, and thread 0 reads it after the join:
+ * the join's release and acquire order the two, as for the team's own
+ * words. Levels are nesting levels of regions (1: outermost); a hook of a
+ * nested region is called too, and the listener chooses what to count. */
+#ifndef BUDDYPOOL_HOOKS_H
+#define BUDDYPOOL_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#ifdef BP_NO_PROFILER
+#define bp_listening 0
+#else
+extern int bp_listening; /* a listener is on (listen.c) */
+#endif
+
+/* What a hook keeps between a begin and its end (tasks), on the caller's
+ * stack: the listener's own, the core only passes it. */
+struct bp_hook_span {
+    int64_t start_ns, outer_ns;
+};
+
+/* The listener's side of each hook (listen.c). Call the hooks, not these. */
+void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn);
+void bp_listen_team_obtained(int level);
+void bp_listen_fork(void *team, int level, int team_size, const void *fn);
+void bp_listen_join_begin(int level);
+void bp_listen_join_end(struct bp_hook_span *s, void *team, int level, int team_size);
+void bp_listen_worker_idle(void);
+void bp_listen_share_begin(void *team, int level, int tid, int help);
+void bp_listen_share_end(void *team, int level, int tid, int help);
+int64_t bp_listen_barrier_arrive(int level, int team_size);
+void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns);
+void bp_listen_iterations(uint64_t n);
+void bp_listen_task_begin(struct bp_hook_span *s);
+void bp_listen_task_end(struct bp_hook_span *s, const void *fn);
+void bp_listen_task_wait_begin(struct bp_hook_span *s);
+void bp_listen_task_wait_end(struct bp_hook_span *s);
+void bp_listen_wait_spun(int64_t since_ns);
+int64_t bp_listen_wait_sleep(int64_t since_ns);
+void bp_listen_wait_woken(int64_t slept_ns);
+void bp_listen_wait_wake(void);
+void bp_listen_site(const void *ra, const char *src);
+extern _Atomic int bp_listen_sites;
+
+/* ---- regions, on the thread that forks them (thread 0) ------------------ */
+
+/* A region of fn at `level` begins, before its team is obtained; s, in
+ * the region's frame, is handed to its join_end. */
+static inline void bp_hook_region_begin(struct bp_hook_span *s, int level, const void *fn)
+{
+    if (bp_listening)
+        bp_listen_region_begin(s, level, fn);
+}
+
+/* Its team was made or grown (the pool's slow path), now. */
+static inline void bp_hook_team_obtained(int level)
+{
+    if (bp_listening)
+        bp_listen_team_obtained(level);
+}
+
+/* A team of team_size is about to start its workers on the region of fn:
+ * before their start blocks are published, so that what the listener
+ * writes in the team's block (team) is seen by every worker. */
+static inline void bp_hook_fork(void *team, int level, int team_size, const void *fn)
+{
+    if (bp_listening)
+        bp_listen_fork(team, level, team_size, fn);
+}
+
+/* Thread 0 has finished its share and reached the join. */
+static inline void bp_hook_join_begin(int level)
+{
+    if (bp_listening)
+        bp_listen_join_begin(level);
+}
+
+/* The join is over: every thread has arrived and the region's tasks are
+ * complete (team: the team's block; a region of one thread has none). */
+static inline void bp_hook_join_end(struct bp_hook_span *s, void *team, int level,
+                                    int team_size)
+{
+    if (bp_listening)
+        bp_listen_join_end(s, team, level, team_size);
+}
+
+/* ---- a worker's share of a region ---------------------------------------- */
+
+/* The worker waits for its next start. */
+static inline void bp_hook_worker_idle(void)
+{
+    if (bp_listening)
+        bp_listen_worker_idle();
+}
+
+/* It was started as thread tid of a team (help: called back by thread 0 to
+ * run the region's tasks, not a region of its own), and has finished. */
+static inline void bp_hook_share_begin(void *team, int level, int tid, int help)
+{
+    if (bp_listening)
+        bp_listen_share_begin(team, level, tid, help);
+}
+
+static inline void bp_hook_share_end(void *team, int level, int tid, int help)
+{
+    if (bp_listening)
+        bp_listen_share_end(team, level, tid, help);
+}
+
+/* ---- barriers and loops -------------------------------------------------- */
+
+/* A thread arrives at a barrier episode of its team (or a reduction's); the
+ * value returned is handed to the release. */
+static inline int64_t bp_hook_barrier_arrive(int level, int team_size)
+{
+    return bp_listening ? bp_listen_barrier_arrive(level, team_size) : 0;
+}
+
+/* It leaves it, every thread of the team having arrived. */
+static inline void bp_hook_barrier_release(int level, int team_size, int64_t arrived)
+{
+    if (bp_listening)
+        bp_listen_barrier_release(level, team_size, arrived);
+}
+
+/* The calling thread ran n iterations of a worksharing loop. */
+static inline void bp_hook_iterations(uint64_t n)
+{
+    if (bp_listening)
+        bp_listen_iterations(n);
+}
+
+/* ---- tasks --------------------------------------------------------------- */
+
+/* An explicit task's code runs between these (fn: the task's function). */
+static inline void bp_hook_task_begin(struct bp_hook_span *s)
+{
+    if (bp_listening)
+        bp_listen_task_begin(s);
+}
+
+static inline void bp_hook_task_end(struct bp_hook_span *s, const void *fn)
+{
+    if (bp_listening)
+        bp_listen_task_end(s, fn);
+}
+
+/* A task waits (taskwait, taskgroup, dependences) between these, running
+ * other tasks meanwhile. */
+static inline void bp_hook_task_wait_begin(struct bp_hook_span *s)
+{
+    if (bp_listening)
+        bp_listen_task_wait_begin(s);
+}
+
+static inline void bp_hook_task_wait_end(struct bp_hook_span *s)
+{
+    if (bp_listening)
+        bp_listen_task_wait_end(s);
+}
+
+/* ---- waits --------------------------------------------------------------- */
+
+/* A wait saw its word after spinning since since_ns (-1: it did not read
+ * the clock: a short wait, nothing to count). */
+static inline void bp_hook_wait_spun(int64_t since_ns)
+{
+    if (bp_listening && since_ns >= 0)
+        bp_listen_wait_spun(since_ns);
+}
+
+/* A wait that spun since since_ns goes to sleep; what it returns is handed
+ * to bp_hook_wait_woken when the thread wakes. */
+static inline int64_t bp_hook_wait_sleep(int64_t since_ns)
+{
+    return bp_listening ? bp_listen_wait_sleep(since_ns) : 0;
+}
+
+static inline void bp_hook_wait_woken(int64_t slept_ns)
+{
+    if (bp_listening)
+        bp_listen_wait_woken(slept_ns);
+}
+
+/* A setter woke sleeping waiters (a system call). */
+static inline void bp_hook_wait_wake(void)
+{
+    if (bp_listening)
+        bp_listen_wait_wake();
+}
+
+/* ---- call sites ---------------------------------------------------------- */
+
+/* Note the call site of the region the calling ABI entry is about to fork:
+ * the entry's return address, and clang's source location string (NULL for
+ * none). A macro, so that the address is the entry's own. Noted while a
+ * listener wants sites, and before the pool has started (the first
+ * region's entry runs before the configuration is read). */
+#ifdef BP_NO_PROFILER
+#define BP_HOOK_SITE(src) ((void)(src))
+#else
+#define BP_HOOK_SITE(src)                                                       \
+    do {                                                                        \
+        /* relaxed: a hint, set once when the pool starts */                    \
+        if (atomic_load_explicit(&bp_listen_sites, memory_order_relaxed))       \
+            bp_listen_site(__builtin_return_address(0), (src));                 \
+    } while (0)
+#endif
+
+/* ---- the process: plain calls, once each --------------------------------- */
+
+/* The pool starts (the configuration read, before any region): the
+ * listeners set up from it (once; the profile's calls may start them
+ * first). */
+void bp_hook_start(void);
+/* A pool worker (number worker >= 1) starts, and ends. */
+void bp_hook_thread_begin(int worker);
+void bp_hook_thread_end(void);
+/* A team's block for cap threads (*block: the old one, NULL for a new
+ * team; kept when this fails): 1, or 0 when out of memory. Freed with the
+ * team. Nothing listens: *block stays NULL. */
+int bp_hook_team_resize(void **block, int cap);
+void bp_hook_team_free(void *block);
+/* fork(): around it (in_region: the forking thread is inside a region), and
+ * in the child, which has only the forking thread. */
+void bp_hook_atfork_prepare(int in_region);
+void bp_hook_atfork_parent(void);
+void bp_hook_atfork_child(void);
+/* The pool shuts down (its destructor). In order: exit_busy says whether
+ * the calling thread is inside a listener's own work (exit() from it: then
+ * nothing more is done); exit_in_region, called instead of what follows
+ * when exit() was called from a region's code, whose threads go on;
+ * exit_begin; exit_abandon when a region still runs at the deadline (the
+ * listener says what it cannot report), or exit_lock, which waits until
+ * the deadline for a listener's work on another thread (0: it did not end,
+ * and it is abandoned as well); then, once no worker runs, exit_report. */
+int bp_hook_exit_busy(void);
+void bp_hook_exit_in_region(void);
+void bp_hook_exit_begin(void);
+void bp_hook_exit_abandon(void);
+struct timespec;
+int bp_hook_exit_lock(const struct timespec *deadline);
+void bp_hook_exit_report(void);
+
+#endif
