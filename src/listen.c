@@ -498,6 +498,7 @@ void bp_hook_exit_report(void)
     struct bp_listen_thread *lt = &bp_lt;
     bp_profile_report(lt, 1);
     bp_steps_shutdown(lt);
+    bp_waits_free(); /* the workers are joined; the library may be unloaded */
     bp_profile_unlock();
 }
 

@@ -48,6 +48,13 @@ int bp_waits_make(int max_threads)
     return W.workers != NULL ? 0 : -1;
 }
 
+void bp_waits_free(void)
+{
+    free(W.workers);
+    W.workers = NULL;
+    W.max = 0;
+}
+
 struct bp_wait_stats *bp_waits_begin(int worker)
 {
     int n = worker + 1;

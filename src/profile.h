@@ -50,13 +50,15 @@ struct bp_wait_stats {
 };
 /* The wait statistics of the pool's threads (perthread.c): the callers'
  * entry (thread 0s, together) and each worker's. make: the workers' entries
- * for a pool of max_threads (0, or -1 when out of memory); begin: worker
+ * for a pool of max_threads (0, or -1 when out of memory), which free
+ * forgets once no worker runs (the shutdown); begin: worker
  * w's entry (w >= 1; NULL when none was made), the worker counted as
  * started; callers: the callers' entry; count: the callers' entry plus the
  * workers started; read copies entries 0..n-1 while their threads may
  * update them; clear sets them all to 0. set_rec: worker w's steps buffer, which fork_child (in the child of
  * fork(), which has no worker) frees, but keep, the forking thread's own. */
 int bp_waits_make(int max_threads);
+void bp_waits_free(void);
 struct bp_wait_stats *bp_waits_begin(int worker);
 struct bp_wait_stats *bp_waits_callers(void);
 int bp_waits_count(void);
