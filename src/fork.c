@@ -35,11 +35,14 @@
  * current episode (a new worker's start there too), so none falls so far
  * behind that 32-bit wrapping makes it look current.
  *
- * The start of the workers and the gathering of their arrivals, flat or as
- * a tree, are go.c's. A region tells the listeners (hooks.h) when it
+ * A worker waits for its start block in pool.c, which hands it to
+ * worker_share here: the worker's half of the region. The start of the
+ * workers and the gathering of their arrivals, flat or as a tree, are
+ * go.c's. A region tells the listeners (hooks.h) when it
  * begins, when its team is made or grown, when its workers are about to
  * start, and when its join begins and ends; a worker, when its share
  * begins and ends. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +63,96 @@ static struct bp_icv child_icv(const struct bp_icv *parent, int level)
     return c;
 }
 
+/* The worker's half of a region: what a pool worker does with a start
+ * block it was given (pool.c waits for it and says when it is done).
+ * Its state becomes thread tid's of the team, with a new implicit task; it
+ * runs its share, then the region's tasks still queued, gathers its
+ * subtree in a large team, and arrives at the join. */
+static void worker_share(struct bp_slot *slot)
+{
+    struct bp_thread *t = &bp_tls;
+    struct bp_go *go = &slot->go;
+    struct bp_implicit_task implicit; /* its implicit task in the region */
+    bp_run_fn run = go->run;
+    struct bp_team *team = go->team;
+    int tid = go->tid, team_size = go->team_size;
+    struct bp_member *me = &team->members[tid];
+    /* a region, or thread 0's call back to help with its tasks
+     * (taskteam.c), which is part of its region */
+    int help = run == bp_tasks_help;
+    bp_hook_share_begin(team->listen, go->level, tid, help);
+    if (team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
+        bp_fork_children(go);
+    t->tid = tid;
+    t->team_size = team_size;
+    t->team_ptr = team;
+    t->team_loops = team->loops;
+    t->level = go->level;
+    t->active_level = team->active_level;
+    t->act_level = go->level;
+    t->act_tid = tid;
+    t->act_team = team_size;
+    t->act_ptr = team;
+    t->part_first = slot->part_first;
+    t->part_count = slot->part_count;
+    t->place = slot->place;
+    t->epoch = go->epoch_base;
+    t->singles = 0;
+    t->ws_red_depth = 0;
+    t->constructs = 0;
+    /* a new implicit task: the team's ICVs, published with the go */
+    bp_task_icvs(t, &team->icv);
+    bp_task_implicit(t, &implicit);
+    if (!help)
+        bp_display_affinity(t);
+    run(tid, go->ctx);
+    /* relaxed: a hint; bp_tasks_pending acquires the completions */
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+        bp_tasks_pending(team) != 0)
+        bp_tasks_drain(t); /* the region's tasks, before it arrives */
+    bp_task_deps_free(&implicit.task); /* its children are complete */
+    /* what the listener writes now, the join's release publishes */
+    bp_hook_share_end(team->listen, go->level, tid, help);
+    /* in the region still: the waits run the team's tasks */
+    uint32_t end = (uint32_t)(t->epoch + 1);
+    uint32_t used = t->constructs | t->singles;
+    if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
+        used |= bp_join_children(team, tid, team_size, end, bp_tasks_poll, t);
+    t->level = 0;
+    t->active_level = 0;
+    t->act_level = 0;
+    t->act_ptr = NULL;
+    t->tid = 0;
+    t->team_size = 1;
+    t->team_ptr = NULL;
+    t->team_loops = NULL;
+    t->task = NULL;
+    t->epoch++;
+    me->used_shared = used;
+    /* release: a cancelled region's join reads it, not arrive, which a
+     * given-up reduction may have set to the same episode (go.c) */
+    atomic_store_explicit(&me->joined, end, memory_order_release);
+    /* the join, publishing used_shared */
+    bp_flag_set(&me->arrive, end);
+}
+
+/* The pool's workers serve regions with worker_share: told at the first
+ * fork, before any team is taken (the only way a worker is started), along
+ * with the pool's configuration. */
+static pthread_once_t ready_once = PTHREAD_ONCE_INIT;
+
+static void ready(void)
+{
+    bp_pool_ensure_init();
+    bp_pool_serve(worker_share);
+}
+
+static inline void fork_ready(void) { pthread_once(&ready_once, ready); }
+
 /* Team size a region forked now by t asks for, before the caps. */
 static int requested_threads(struct bp_thread *t)
 {
-    bp_pool_ensure_init();
+    fork_ready();
     if (t->pushed_threads > 0)
         return t->pushed_threads;
     int n = bp_icv(t)->nthreads;
@@ -89,7 +178,7 @@ static int team_size_for(struct bp_thread *t, int n)
 
 int bp_region_size(struct bp_thread *t, int team_size)
 {
-    bp_pool_ensure_init(); /* the caps need the pool's limits */
+    fork_ready(); /* the caps need the pool's limits */
     int n = team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
     return n > 0 ? n : 1;
 }
@@ -257,7 +346,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
                    size_t ctx_size, const void *fn)
 {
     struct bp_thread *t = &bp_tls;
-    bp_pool_ensure_init();
+    fork_ready();
     if (bp_config.pin_caller && t->level == 0)
         bp_bind_caller();
     if (team_size <= 0)
@@ -281,7 +370,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
             f->team = NULL;
         }
         if (f->team != NULL && f->outermost && bp_config.pin && !bp_config.pin_caller)
-            bp_pool_follow_caller(f->team);
+            bp_team_follow_caller(f->team);
         if (team_size > bp_pool.ncpus)
             warn_oversubscribed(team_size);
         f->team_size = team_size;

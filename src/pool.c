@@ -205,45 +205,6 @@ static int worker_place(int i)
     return bp_place_near(bp_pool.first_place, i);
 }
 
-/* Placement without a binding asked for (docs/placement.md): the caller is
- * not bound, workers are, and the caller's place at the pool's start is left
- * to it. The kernel may later move the caller onto a worker's CPU (its old
- * one taken by another program, or to balance queues); the two would then
- * share one CPU, a spinning worker delaying the caller it waits for, while
- * the caller's old place holds no thread of ours. So before an outermost
- * fork the caller looks at its CPU (sched_getcpu: rseq, no system call
- * where the C library has it), and when it has moved onto worker w's place
- * the two swap: w is bound to the place the caller left, and that becomes
- * w's. The set of places in use stays the same, so workers started later
- * still take places no one holds. A team past the CPUs shares them anyway
- * and is left as it is. Only the thread that started the pool is followed:
- * two application threads forking in turn from different CPUs would
- * otherwise swap a worker back and forth at every region. */
-void bp_pool_follow_caller(struct bp_team *team)
-{
-    if (bp_pool.first_caller != &bp_tls)
-        return; /* another application thread's region: see above */
-    int cpu = sched_getcpu();
-    if (cpu == bp_pool.caller_cpu || cpu < 0)
-        return;
-    bp_pool.caller_cpu = cpu;
-    int p = bp_place_of_cpu(cpu);
-    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-    if (p < 0 || p == bp_pool.caller_place || threads > bp_pool.ncpus)
-        return;
-    for (int i = 1; i < team->cap; i++) { /* its own team's workers, all idle */
-        struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
-        if (slot->place != p)
-            continue;
-        /* the next go publishes slot->place to the worker */
-        if (pthread_setaffinity_np(slot->thread, sizeof(cpu_set_t),
-                                   bp_place_set(bp_pool.caller_place)) == 0)
-            slot->place = bp_pool.caller_place;
-        break;
-    }
-    bp_pool.caller_place = p;
-}
-
 static void *worker_main(void *arg)
 {
     int id = (int)(intptr_t)arg;
@@ -259,76 +220,16 @@ static void *worker_main(void *arg)
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
     bp_hook_thread_begin(id);
+    void (*serve)(struct bp_slot *) = bp_pool.serve; /* set before any worker started */
     uint32_t seen = 0;
-    struct bp_implicit_task implicit; /* the worker's implicit task in each region */
     for (;;) {
         bp_hook_worker_idle();
         bp_flag_wait(&go->flag, seen + 1);
         seen++;
         /* the start block, written before the flag's release store */
-        bp_run_fn run = go->run;
-        if (run == NULL)
+        if (go->run == NULL)
             break;
-        struct bp_team *team = go->team;
-        int tid = go->tid, team_size = go->team_size;
-        struct bp_member *me = &team->members[tid];
-        /* a region, or thread 0's call back to help with its tasks
-         * (taskteam.c), which is part of its region */
-        int help = run == bp_tasks_help;
-        bp_hook_share_begin(team->listen, go->level, tid, help);
-        if (team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
-            bp_fork_children(go);
-        t->tid = tid;
-        t->team_size = team_size;
-        t->team_ptr = team;
-        t->team_loops = team->loops;
-        t->level = go->level;
-        t->active_level = team->active_level;
-        t->act_level = go->level;
-        t->act_tid = tid;
-        t->act_team = team_size;
-        t->act_ptr = team;
-        t->part_first = slot->part_first;
-        t->part_count = slot->part_count;
-        t->place = slot->place;
-        t->epoch = go->epoch_base;
-        t->singles = 0;
-        t->ws_red_depth = 0;
-        t->constructs = 0;
-        /* a new implicit task: the team's ICVs, published with the go */
-        bp_task_icvs(t, &team->icv);
-        bp_task_implicit(t, &implicit);
-        if (!help)
-            bp_display_affinity(t);
-        run(tid, go->ctx);
-        /* relaxed: a hint; bp_tasks_pending acquires the completions */
-        if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
-            bp_tasks_pending(team) != 0)
-            bp_tasks_drain(t); /* the region's tasks, before it arrives */
-        bp_task_deps_free(&implicit.task); /* its children are complete */
-        /* what the listener writes now, the join's release publishes */
-        bp_hook_share_end(team->listen, go->level, tid, help);
-        /* in the region still: the waits run the team's tasks */
-        uint32_t end = (uint32_t)(t->epoch + 1);
-        uint32_t used = t->constructs | t->singles;
-        if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
-            used |= bp_join_children(team, tid, team_size, end, bp_tasks_poll, t);
-        t->level = 0;
-        t->active_level = 0;
-        t->act_level = 0;
-        t->act_ptr = NULL;
-        t->tid = 0;
-        t->team_size = 1;
-        t->team_ptr = NULL;
-        t->team_loops = NULL;
-        t->task = NULL;
-        t->epoch++;
-        me->used_shared = used;
-        /* release: a cancelled region's join reads it, not arrive, which a
-         * given-up reduction may have set to the same episode (fork.c) */
-        atomic_store_explicit(&me->joined, end, memory_order_release);
-        /* the join, publishing used_shared */
-        bp_flag_set(&me->arrive, end);
+        serve(slot);
         /* release: the team is not touched after this (bp_pool_quiesce) */
         atomic_store_explicit(&slot->go_done, seen, memory_order_release);
     }
@@ -423,6 +324,13 @@ void bp_pool_quiesce(int w)
     /* acquire: the worker's last reads of the team's words come before */
     while (atomic_load_explicit(&slot->go_done, memory_order_acquire) != slot->go_count)
         sched_yield(); /* a few instructions left, unless it was preempted */
+}
+
+void bp_pool_serve(void (*serve)(struct bp_slot *slot))
+{
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    bp_pool.serve = serve;
+    pthread_mutex_unlock(&bp_pool.workers_lock);
 }
 
 void bp_workers_release(int w)

@@ -56,6 +56,7 @@ struct bp_pool {
      * more threads in regions than CPUs makes every waiter polite) */
     _Atomic int teams_made;      /* teams ever made, to 2 */
     _Atomic int busy_threads;    /* threads in running teams, while counted */
+    void (*serve)(struct bp_slot *slot); /* bp_pool_serve's, read by a worker at its start */
 };
 
 /* The one pool (pool.c). */
@@ -95,8 +96,8 @@ enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
 void bp_fork_children(const struct bp_go *from);
 uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
                           int (*poll)(void *), void *arg);
-/* The default placement follows an unbound caller that moved onto a
- * worker's CPU; before an outermost fork, on the team it takes. */
-void bp_pool_follow_caller(struct bp_team *team);
+/* What every worker does with each start block it is given (not a stop):
+ * fork.c's worker's half of a region, told before any worker starts. */
+void bp_pool_serve(void (*serve)(struct bp_slot *slot));
 
 #endif

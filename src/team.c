@@ -480,3 +480,42 @@ int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size)
     *size = found ? n : 1;
     return 1;
 }
+
+/* Placement without a binding asked for (docs/placement.md): the caller is
+ * not bound, workers are, and the caller's place at the pool's start is left
+ * to it. The kernel may later move the caller onto a worker's CPU (its old
+ * one taken by another program, or to balance queues); the two would then
+ * share one CPU, a spinning worker delaying the caller it waits for, while
+ * the caller's old place holds no thread of ours. So before an outermost
+ * fork the caller looks at its CPU (sched_getcpu: rseq, no system call
+ * where the C library has it), and when it has moved onto worker w's place
+ * the two swap: w is bound to the place the caller left, and that becomes
+ * w's. The set of places in use stays the same, so workers started later
+ * still take places no one holds. A team past the CPUs shares them anyway
+ * and is left as it is. Only the thread that started the pool is followed:
+ * two application threads forking in turn from different CPUs would
+ * otherwise swap a worker back and forth at every region. */
+void bp_team_follow_caller(struct bp_team *team)
+{
+    if (bp_pool.first_caller != &bp_tls)
+        return; /* another application thread's region: see above */
+    int cpu = sched_getcpu();
+    if (cpu == bp_pool.caller_cpu || cpu < 0)
+        return;
+    bp_pool.caller_cpu = cpu;
+    int p = bp_place_of_cpu(cpu);
+    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    if (p < 0 || p == bp_pool.caller_place || threads > bp_pool.ncpus)
+        return;
+    for (int i = 1; i < team->cap; i++) { /* its own team's workers, all idle */
+        struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
+        if (slot->place != p)
+            continue;
+        /* the next go publishes slot->place to the worker */
+        if (pthread_setaffinity_np(slot->thread, sizeof(cpu_set_t),
+                                   bp_place_set(bp_pool.caller_place)) == 0)
+            slot->place = bp_pool.caller_place;
+        break;
+    }
+    bp_pool.caller_place = p;
+}

@@ -151,6 +151,9 @@ struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got,
 /* The region is over and every member has arrived: the team is idle, kept
  * for t's next region at its level. */
 void bp_team_put(struct bp_thread *t, struct bp_team *team);
+/* The default placement follows an unbound caller that moved onto a
+ * worker's CPU; before an outermost fork, on the team it takes. */
+void bp_team_follow_caller(struct bp_team *team);
 /* Bring every episode word of the team up to the current episode (fork.c,
  * at the fork 2^30 episodes after the last refresh); no region runs. */
 void bp_team_refresh_words(struct bp_team *team);
