@@ -821,26 +821,31 @@ void bp_taskloop_lazy(struct bp_thread *t, const struct bp_taskloop_run *r);
 
 /* ---- pool.c (the threads) ------------------------------------------------ */
 
-/* Start the pool's configuration once (threads start with regions). */
-void bp_pool_ensure_init(void);
-/* Most threads a team can have: the limits (BUDDY_THREAD_POOL_THREADS,
- * OMP_THREAD_LIMIT), else BP_MAX_THREADS. */
-int bp_max_team(void);
-/* The team a region gets when nothing asks for a size: one thread per
- * allowed CPU, lowered by the limits. */
-int bp_default_team(void);
-/* CPUs the process may run on, as the pool found them at start-up. */
-int bp_pool_cpus(void);
 /* Number of pool threads running now, the callers' slot included. */
 int bp_pool_threads(void);
+
+/* ---- life.c ------------------------------------------------------------- */
+
+/* Start the runtime once: the configuration, the places and the pool's
+ * memory (threads start with regions). */
+void bp_pool_ensure_init(void);
+/* The pool's figures, the runtime started: the most threads a team can
+ * have (the limits, BUDDY_THREAD_POOL_THREADS and OMP_THREAD_LIMIT, else
+ * BP_MAX_THREADS); the team a region gets when nothing asks for a size (one
+ * thread per allowed CPU, lowered by the limits); the CPUs the process may
+ * run on, as the pool found them. */
+int bp_max_team(void);
+int bp_default_team(void);
+int bp_pool_cpus(void);
 
 /* ---- teams.c ----------------------------------------------------------- */
 
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet. */
 void bp_bind_caller(void);
-/* Tests only (test-wrap): move the episode count, as if that many barrier
- * episodes had passed, without touching the words or the last refresh. */
+/* Tests only (test-wrap; life.c): move the episode count, as if that many
+ * barrier episodes had passed, without touching the words or the last
+ * refresh. */
 void bp_pool_test_set_epoch(uint64_t epoch);
 
 /* ---- loop.c ------------------------------------------------------------- */

@@ -2,7 +2,9 @@
  * them and kept, worker i bound to the i-th place after its first caller's;
  * the caller of a region is its thread 0 (team.c carves teams out of the
  * workers, fork.c starts and joins them, barrier.c synchronises them).
- * The pool knows no teams: a worker runs what its start block says.
+ * The pool knows no teams: a worker waits for its start block and hands it
+ * to the routine it was given (bp_pool_serve: fork.c's worker's half of a
+ * region). Its start, fork() and end steps are called by life.c.
  *
  * Slots. Slot i (1 <= i < threads) belongs to worker i. Its first line is
  * the start block (struct bp_go, team.h), written by whoever starts the
@@ -18,7 +20,7 @@
  * idle ones (a bitmap); team.c reserves workers under it, a few at a time,
  * and holds them. Regions themselves take no lock.
  *
- * fork(). The child has only the thread that called fork(): the atfork
+ * fork(). The child has only the thread that called fork(): life.c's
  * handlers hold the locks around fork() (so no team is half-made in the
  * child) and empty the child's pool, which regrows at its next region. */
 #include <errno.h>
@@ -45,51 +47,6 @@ struct bp_pool bp_pool = {
 __attribute__((used)) static const char linked_marker[] =
     "buddypool runtime: libbuddypool is linked in";
 
-static void atfork_prepare(void)
-{
-    bp_hook_atfork_prepare(bp_tls.level > 0);
-    bp_teams_lock();
-    pthread_mutex_lock(&bp_pool.workers_lock);
-}
-
-static void atfork_parent(void)
-{
-    pthread_mutex_unlock(&bp_pool.workers_lock);
-    bp_teams_unlock();
-    bp_hook_atfork_parent();
-}
-
-static void atfork_child(void)
-{
-    /* The workers did not come along: the pool starts again from one thread. */
-    pthread_mutex_init(&bp_pool.workers_lock, NULL);
-    size_t used = (size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-    atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
-    atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
-    atomic_store_explicit(&bp_pool.busy_threads, 0, memory_order_relaxed);
-    if (bp_pool.idle != NULL)
-        memset(bp_pool.idle, 0, (used + 63) / 64 * sizeof *bp_pool.idle);
-    bp_teams_fork_child(); /* the teams' workers did not come along */
-    bp_wait_fork_child();
-    bp_taskmem_fork_child();
-    atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
-    bp_hook_atfork_child();
-    /* only the slots the parent used were ever written */
-    if (bp_pool.slots != NULL)
-        memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
-}
-
-/* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
- * pool_init's once-routine, which omp_display_env's queries enter again. */
-static void display_env_once(void)
-{
-    static _Atomic int displayed;
-    /* relaxed: only the one display depends on it */
-    if (atomic_load_explicit(&displayed, memory_order_relaxed) == 0 &&
-        atomic_exchange_explicit(&displayed, 1, memory_order_relaxed) == 0)
-        bp_display_env(bp_config.display_env == 2, bp_pool.default_team);
-}
-
 /* Zeroed memory for size bytes, reserved without backing; NULL if none. */
 static void *reserve(size_t size)
 {
@@ -98,78 +55,23 @@ static void *reserve(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
-static void pool_init(void)
+int bp_pool_setup(int ncpus, int max_threads, int default_team)
 {
-    bp_config_load();
-    /* before any worker exists, so before any flag is set or waited for */
-    bp_wait_choose(__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) > 0);
-    cpu_set_t set;
-    int n = bp_allowed_cpus(&set);
-    if (n <= 0) {
-        n = 1;
-        CPU_ZERO(&set);
-        CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
-    }
-    int places_failed = bp_places_init(&set);
-    bp_pool.ncpus = n;
-
-    int max = bp_config_max_threads();
-    int def = n;
-    if (bp_config.oversubscribe && bp_config.thread_limit > 0)
-        def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
-    if (def > max)
-        def = max;
+    bp_pool.ncpus = ncpus;
     /* Room for every worker the pool may have, reserved and not committed:
      * a page is backed once a thread of its slots has started. */
-    bp_pool.slots_bytes = sizeof(struct bp_slot) * (size_t)max;
+    bp_pool.slots_bytes = sizeof(struct bp_slot) * (size_t)max_threads;
     bp_pool.slots = reserve(bp_pool.slots_bytes);
-    bp_pool.idle = calloc(((size_t)max + 63) / 64, sizeof *bp_pool.idle);
-    if (places_failed || bp_pool.slots == NULL || bp_pool.idle == NULL) {
-        bp_warn("out of memory starting the pool; regions run on one thread");
-        max = def = 1;
-    }
-    bp_pool.default_team = def;
-    atomic_store_explicit(&bp_pool.max_threads, max, memory_order_relaxed);
-    bp_hook_start(); /* the listeners, if the profile's calls have not started them */
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    /* release: the pool's set-up before the destructor acts on it */
-    atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
-}
-
-void bp_pool_ensure_init(void)
-{
-    pthread_once(&bp_pool.init_once, pool_init);
-    if (__builtin_expect(bp_config.display_env != 0, 0))
-        display_env_once();
-}
-
-void bp_pool_test_set_epoch(uint64_t epoch)
-{
-    bp_pool_ensure_init();
-    bp_teams_test_set_epoch(epoch);
-}
-
-int bp_max_team(void)
-{
-    bp_pool_ensure_init();
-    return atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
-}
-
-int bp_default_team(void)
-{
-    bp_pool_ensure_init();
-    return bp_pool.default_team;
+    bp_pool.idle = calloc(((size_t)max_threads + 63) / 64, sizeof *bp_pool.idle);
+    int ok = bp_pool.slots != NULL && bp_pool.idle != NULL;
+    bp_pool.default_team = ok ? default_team : 1;
+    atomic_store_explicit(&bp_pool.max_threads, ok ? max_threads : 1, memory_order_relaxed);
+    return ok ? 0 : -1;
 }
 
 int bp_pool_threads(void)
 {
     return atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
-}
-
-int bp_pool_cpus(void)
-{
-    bp_pool_ensure_init();
-    return bp_pool.ncpus;
 }
 
 /* Pinning an application thread would hold for everything it creates
@@ -185,7 +87,6 @@ void bp_bind_caller(void)
         atomic_load_explicit(&claimed, memory_order_relaxed) ||
         atomic_exchange_explicit(&claimed, 1, memory_order_relaxed))
         return;
-    bp_pool_ensure_init();
     const cpu_set_t *place = bp_place_set(0); /* none after the shutdown */
     if (place == NULL || pthread_getaffinity_np(pthread_self(), sizeof bp_pool.caller_mask,
                                                 &bp_pool.caller_mask) != 0)
@@ -340,42 +241,30 @@ void bp_workers_release(int w)
     pthread_mutex_unlock(&bp_pool.workers_lock);
 }
 
-/* Stop and join the workers before the library's code goes away (dlclose)
- * or the process exits, and let the listeners report (hooks.h: the profile
- * is printed). Regions that start later run on their caller alone. Joining
- * is skipped where it cannot finish: when the destructor runs inside a
- * region (exit() from region code: on its thread 0 the profile is still
- * printed, as it is complete up to that region), or when another thread's
- * region does not end within a second; at process exit the kernel ends
- * those threads. */
-__attribute__((destructor)) static void pool_shutdown(void)
+/* fork(): the forking thread holds workers_lock around it, so that no
+ * worker is half started in the child; the child has only the thread that
+ * called fork(), and the pool starts again from one thread. */
+void bp_pool_atfork_prepare(void) { pthread_mutex_lock(&bp_pool.workers_lock); }
+
+void bp_pool_atfork_parent(void) { pthread_mutex_unlock(&bp_pool.workers_lock); }
+
+void bp_pool_atfork_child(void)
 {
-    /* seq_cst: pairs with the acquire in bp_fork, and with the team's
-     * state in bp_team_take (team.c); from now on regions run serially */
-    atomic_store_explicit(&bp_pool.shut_down, 1, memory_order_seq_cst);
-    /* A process that never used the runtime (a wrapper such as `timeout`
-     * under the same environment) has nothing to stop and nothing to say. */
-    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
-        return;
-    if (bp_hook_exit_busy()) /* exit() from a listener's own work: nothing to add */
-        return;
-    if (bp_tls.level > 0) {
-        /* exit() from a region's code: the profile is complete up to the
-         * regions still running, whose threads go on */
-        bp_hook_exit_in_region();
-        return;
-    }
-    bp_hook_exit_begin();
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 1;
-    if (!bp_teams_stop(&deadline)) {
-        bp_hook_exit_abandon();
-        return;
-    }
-    if (!bp_hook_exit_lock(&deadline))
-        return;
-    /* every team is out of use: no worker runs, none is started again */
+    pthread_mutex_init(&bp_pool.workers_lock, NULL);
+    size_t used = (size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
+    atomic_store_explicit(&bp_pool.busy_threads, 0, memory_order_relaxed);
+    if (bp_pool.idle != NULL)
+        memset(bp_pool.idle, 0, (used + 63) / 64 * sizeof *bp_pool.idle);
+    atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
+    /* only the slots the parent used were ever written */
+    if (bp_pool.slots != NULL)
+        memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
+}
+
+void bp_pool_stop(void)
+{
+    /* no team is in use: no worker runs, none is started again */
     pthread_mutex_lock(&bp_pool.workers_lock);
     int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
     for (int i = 1; i < threads; i++) {
@@ -386,12 +275,13 @@ __attribute__((destructor)) static void pool_shutdown(void)
     pthread_mutex_unlock(&bp_pool.workers_lock);
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
-    bp_teams_free_all();
-    bp_hook_exit_report();
+}
+
+void bp_pool_free(void)
+{
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
     if (bp_pool.slots != NULL)
         munmap(bp_pool.slots, bp_pool.slots_bytes);
-    bp_places_free();
     bp_pool.slots = NULL;
     free(bp_pool.idle);
     bp_pool.idle = NULL;

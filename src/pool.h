@@ -74,6 +74,20 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
     t->task_id = 0;
 }
 
+/* The pool's memory for up to max_threads threads (the slots reserved, not
+ * committed; the set of idle workers), the CPUs the process may run on and
+ * the default team: 0, or -1 when out of memory (then a pool of one
+ * thread: regions run on their caller alone). Once, by life.c's start. */
+int bp_pool_setup(int ncpus, int max_threads, int default_team);
+/* life.c's fork() handlers: workers_lock is held around fork(), and the
+ * child's pool starts again from one thread. */
+void bp_pool_atfork_prepare(void);
+void bp_pool_atfork_parent(void);
+void bp_pool_atfork_child(void);
+/* The shutdown, no team in use: stop and join every worker; then give the
+ * memory back and unbind the caller bp_bind_caller bound. */
+void bp_pool_stop(void);
+void bp_pool_free(void);
 /* Reserve up to n workers for a team into ids (idle ones, lowest numbers
  * first, then new ones); how many it got, fewer when no more can start. */
 int bp_workers_reserve(int n, int *ids);
