@@ -728,7 +728,10 @@ struct bp_team_red {
     void (*drop)(struct bp_team_red *self);
 };
 /* The innermost taskgroup of t's task; NULL: none. */
-struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t);
+static inline struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t)
+{
+    return bp_task_current(t)->group;
+}
 /* Is t's task final (omp_in_final)? */
 int bp_task_in_final(struct bp_thread *t);
 /* A barrier's or join's wait: run one task of t's team, if one is queued;

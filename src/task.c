@@ -40,26 +40,6 @@ enum { BP_TASK_IDLE_SPINS = 64 }; /* polls that found nothing before a wait yiel
 
 static int preds_complete(const void *arg);
 
-struct bp_task *bp_task_current_initial(struct bp_thread *t)
-{
-    struct bp_task *it = &t->initial_task.task;
-    if (!(it->flags & BP_TASK_IMPLICIT))
-        bp_task_implicit(t, &t->initial_task);
-    t->task = it;
-    return it;
-}
-
-void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
-{
-    memset(implicit, 0, sizeof *implicit);
-    struct bp_task *task = &implicit->task;
-    atomic_init(&task->refs, 1);
-    atomic_init(&task->mem_holds, 1);
-    atomic_init(&task->pending, 1);
-    task->flags = BP_TASK_IMPLICIT;
-    t->task = task;
-}
-
 int bp_task_in_final(struct bp_thread *t)
 {
     return t->task != NULL && (t->task->flags & BP_TASK_FINAL) != 0;
@@ -412,14 +392,6 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
     task_enter(t, task, fr);
 }
 
-void bp_icv_own(struct bp_thread *t)
-{
-    struct bp_task_frame *fr = t->icv_lender;
-    fr->icv = t->icv;
-    fr->icv_saved = 1;
-    t->icv_lender = NULL;
-}
-
 void bp_task_end_included_slow(struct bp_task *task)
 {
     struct bp_task *h = task->next_ready; /* its children hold it, not the task */
@@ -544,11 +516,6 @@ void bp_taskgroup_begin(struct bp_thread *t)
     g->finish = NULL;
     atomic_init(&g->cancelled, 0);
     task->group = g;
-}
-
-struct bp_taskgroup *bp_taskgroup_current(struct bp_thread *t)
-{
-    return bp_task_current(t)->group;
 }
 
 void bp_taskgroup_end(struct bp_thread *t)

@@ -1,8 +1,12 @@
 /* thread.c: the calling thread's state (struct bp_thread, internal.h), in
  * thread-local storage: its place in the current team and region, the
  * implicit task it runs and that task's ICVs. Every layer reads it through
- * bp_self(); this file defines it and nothing here calls another module but
- * the environment's, so any file may use it without joining a circle. */
+ * bp_self(); this file defines it, sets up its implicit tasks (the initial
+ * one outside any region, and a region's) and its ICVs, and calls nothing
+ * but the environment's loader, so any file may use it without joining a
+ * circle. */
+#include <string.h>
+
 #include "internal.h"
 #include "pool.h"
 
@@ -20,4 +24,32 @@ void bp_icv_init(struct bp_thread *t)
 {
     bp_config_load();
     bp_task_icvs(t, &bp_config.icv);
+}
+
+void bp_icv_own(struct bp_thread *t)
+{
+    struct bp_task_frame *fr = t->icv_lender;
+    fr->icv = t->icv;
+    fr->icv_saved = 1;
+    t->icv_lender = NULL;
+}
+
+struct bp_task *bp_task_current_initial(struct bp_thread *t)
+{
+    struct bp_task *it = &t->initial_task.task;
+    if (!(it->flags & BP_TASK_IMPLICIT))
+        bp_task_implicit(t, &t->initial_task);
+    t->task = it;
+    return it;
+}
+
+void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
+{
+    memset(implicit, 0, sizeof *implicit);
+    struct bp_task *task = &implicit->task;
+    atomic_init(&task->refs, 1);
+    atomic_init(&task->mem_holds, 1);
+    atomic_init(&task->pending, 1);
+    task->flags = BP_TASK_IMPLICIT;
+    t->task = task;
 }
