@@ -1,7 +1,8 @@
 /* cancel.c: cancellation (cancel-var true: OMP_CANCELLATION=true), for both
- * ABIs. With cancel-var false, OpenMP's default and every runtime's, a
- * cancel does nothing, a cancellation point is none, and a cancellable
- * barrier is a barrier: nothing here is read.
+ * ABIs, whose entry points (GOMP_cancel..., __kmpc_cancel...) are in
+ * gomp_abi.c and kmp_abi.c. With cancel-var false, OpenMP's default and
+ * every runtime's, a cancel does nothing, a cancellation point is none, and
+ * a cancellable barrier is a barrier: nothing here is read.
  *
  * cancel parallel. The first canceller stores its episode (plus one) in
  * team->cancelled and wakes whoever sleeps on a barrier flag of the team.
@@ -41,10 +42,8 @@
  * libomp departs from OpenMP, buddypool keeps to OpenMP: the cancellable
  * barrier that ends a cancelled loop says "not cancelled", where libomp's
  * answer makes clang code leave the whole region. */
-#include <stdbool.h>
 #include <stdint.h>
 
-#include "gomp.h"
 #include "internal.h"
 #include "team.h"
 
@@ -153,82 +152,4 @@ void bp_cancel_clear(struct bp_team *team)
     }
     if (atomic_load_explicit(&team->ws_cancelled, memory_order_relaxed) != 0)
         atomic_store_explicit(&team->ws_cancelled, 0, memory_order_relaxed);
-}
-
-/* ---- gcc: each returns whether the construct was cancelled ---------------- */
-
-enum { GOMP_CANCEL_PARALLEL = 1, GOMP_CANCEL_LOOP = 2, GOMP_CANCEL_SECTIONS = 4,
-       GOMP_CANCEL_TASKGROUP = 8 };
-
-static int gomp_kind(int which)
-{
-    if (which & (GOMP_CANCEL_LOOP | GOMP_CANCEL_SECTIONS))
-        return BP_CANCEL_WS;
-    return which & GOMP_CANCEL_TASKGROUP ? BP_CANCEL_TASKGROUP : BP_CANCEL_PARALLEL;
-}
-
-BP_API bool GOMP_cancellation_point(int which)
-{
-    if (!bp_config.cancellation)
-        return false;
-    struct bp_thread *t = bp_self();
-    int kind = gomp_kind(which);
-    if (kind == BP_CANCEL_TASKGROUP) /* cancel parallel cancels the tasks too */
-        return bp_task_cancelled(t);
-    return bp_cancelled(t, kind);
-}
-
-BP_API bool GOMP_cancel(int which, bool do_cancel)
-{
-    if (!bp_config.cancellation)
-        return false;
-    if (!do_cancel) /* if(false): a cancellation point */
-        return GOMP_cancellation_point(which);
-    bp_cancel(bp_self(), gomp_kind(which));
-    return true;
-}
-
-BP_API bool GOMP_barrier_cancel(void)
-{
-    return bp_barrier_cancel(bp_self());
-}
-
-/* ---- clang: 1 cancelled, 0 not ------------------------------------------- */
-
-typedef struct ident ident_t;
-
-enum { KMP_CANCEL_PARALLEL = 1, KMP_CANCEL_LOOP = 2, KMP_CANCEL_SECTIONS = 3,
-       KMP_CANCEL_TASKGROUP = 4 };
-
-static int kmp_kind(int32_t kind, const char *entry)
-{
-    switch (kind) {
-    case KMP_CANCEL_PARALLEL: return BP_CANCEL_PARALLEL;
-    case KMP_CANCEL_LOOP:
-    case KMP_CANCEL_SECTIONS: return BP_CANCEL_WS;
-    case KMP_CANCEL_TASKGROUP: return BP_CANCEL_TASKGROUP;
-    default: bp_fatal("%s: unknown construct kind %d", entry, (int)kind);
-    }
-}
-
-BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
-{
-    (void)loc, (void)gtid;
-    if (!bp_config.cancellation)
-        return 0;
-    return bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
-}
-
-BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
-{
-    (void)loc, (void)gtid;
-    if (!bp_config.cancellation)
-        return 0;
-    return bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
-}
-
-BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
-{
-    (void)loc, (void)gtid;
-    return bp_barrier_cancel(bp_self());
 }

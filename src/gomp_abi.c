@@ -302,3 +302,41 @@ static void error_directive(const char *msg, size_t len, int fatal)
 BP_API void GOMP_warning(const char *msg, size_t len) { error_directive(msg, len, 0); }
 
 BP_API void GOMP_error(const char *msg, size_t len) { error_directive(msg, len, 1); }
+
+/* ---- cancellation (cancel.c): each returns whether the construct was cancelled */
+
+enum { GOMP_CANCEL_PARALLEL = 1, GOMP_CANCEL_LOOP = 2, GOMP_CANCEL_SECTIONS = 4,
+       GOMP_CANCEL_TASKGROUP = 8 };
+
+static int gomp_kind(int which)
+{
+    if (which & (GOMP_CANCEL_LOOP | GOMP_CANCEL_SECTIONS))
+        return BP_CANCEL_WS;
+    return which & GOMP_CANCEL_TASKGROUP ? BP_CANCEL_TASKGROUP : BP_CANCEL_PARALLEL;
+}
+
+BP_API bool GOMP_cancellation_point(int which)
+{
+    if (!bp_config.cancellation)
+        return false;
+    struct bp_thread *t = bp_self();
+    int kind = gomp_kind(which);
+    if (kind == BP_CANCEL_TASKGROUP) /* cancel parallel cancels the tasks too */
+        return bp_task_cancelled(t);
+    return bp_cancelled(t, kind);
+}
+
+BP_API bool GOMP_cancel(int which, bool do_cancel)
+{
+    if (!bp_config.cancellation)
+        return false;
+    if (!do_cancel) /* if(false): a cancellation point */
+        return GOMP_cancellation_point(which);
+    bp_cancel(bp_self(), gomp_kind(which));
+    return true;
+}
+
+BP_API bool GOMP_barrier_cancel(void)
+{
+    return bp_barrier_cancel(bp_self());
+}

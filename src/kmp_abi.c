@@ -326,3 +326,41 @@ BP_API void __kmpc_error(ident_t *loc, int32_t severity, const char *message)
         bp_fatal("%serror directive encountered%s%s", where, message ? ": " : "",
                  message ? message : "");
 }
+
+/* ---- cancellation (cancel.c): 1 cancelled, 0 not ------------------------ */
+
+enum { KMP_CANCEL_PARALLEL = 1, KMP_CANCEL_LOOP = 2, KMP_CANCEL_SECTIONS = 3,
+       KMP_CANCEL_TASKGROUP = 4 };
+
+static int kmp_kind(int32_t kind, const char *entry)
+{
+    switch (kind) {
+    case KMP_CANCEL_PARALLEL: return BP_CANCEL_PARALLEL;
+    case KMP_CANCEL_LOOP:
+    case KMP_CANCEL_SECTIONS: return BP_CANCEL_WS;
+    case KMP_CANCEL_TASKGROUP: return BP_CANCEL_TASKGROUP;
+    default: bp_fatal("%s: unknown construct kind %d", entry, (int)kind);
+    }
+}
+
+BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
+{
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
+}
+
+BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
+{
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
+}
+
+BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
+{
+    (void)loc, (void)gtid;
+    return bp_barrier_cancel(bp_self());
+}
