@@ -164,8 +164,8 @@ static size_t capture(char *buf, size_t size, const char *format)
         int numeric = 1;
         long long num = 0;
         switch (letter) {
-        case 't': num = omp_get_team_num(); break;
-        case 'T': num = omp_get_num_teams(); break;
+        case 't': num = bp_icv(t)->team_num; break; /* omp_get_team_num */
+        case 'T': num = bp_icv(t)->num_teams; break; /* omp_get_num_teams */
         case 'L': num = t->level; break;
         case 'n': num = t->tid; break;
         case 'N': num = t->team_size; break;
