@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
-"""ab.py: two builds of buddypool side by side, for a change that must not
-make the pool slower (another commit's build as A, this one's as B).
+"""ab.py: builds of buddypool side by side, for changes that must not make
+the pool slower (a commit's build beside its parent's, or a chain of
+commits, oldest first).
 
-Each round runs, for A and for B in turn (the order alternating from round
-to round, so that a drift in the machine's load hits both alike): the
-overhead benchmark's PARALLEL and BARRIER (bench/overhead, clang objects,
-and gcc objects with --gcc) and the graph benchmark's small shape
-(bench/graph). The programs are each build's own, compiled from the same
-benchmark sources by the same compilers: the objects are the same, only
-the library differs. Prints a markdown table (median, best and worst over
-the rounds for each build, and B's median over A's) and one line per metric
-for scripts:
-  RESULT ab metric=NAME a_median=X b_median=Y ratio=Y/X
-A ratio below 1 means B is faster for times (us), above 1 for rates (tok/s).
+Each round runs every build once, the order rotating from round to round
+(so that a drift in the machine's load hits all alike): the overhead
+benchmark's PARALLEL and BARRIER (bench/overhead, clang objects, and gcc
+objects with --gcc) and the graph benchmark's small shape (bench/graph).
+The programs are each build's own, compiled from the same benchmark
+sources by the same compilers: the objects are the same, only the library
+differs. Prints a markdown table (per build and metric: the median and the
+best over the rounds, and the median over the previous build's) and one
+line per build and metric for scripts:
+  RESULT ab build=LABEL metric=NAME median=X best=Y ratio_prev=R
+A ratio below 1 means faster for times (us), above 1 for rates (tok/s).
 
-  ab.py A_BUILD B_BUILD [--rounds N] [--threads N] [--tokens N] [--gcc]
-        [--bind] [--labels A,B] [--out FILE]
+  ab.py BUILD BUILD [BUILD...] [--rounds N] [--threads N] [--tokens N] [--gcc]
+        [--bind] [--labels A,B,...] [--out FILE]
 
 --bind runs every program with OMP_PROC_BIND=close OMP_PLACES=cores, which
 binds the forking thread too: on the 2-CPU KVM guest an unbound forking
@@ -73,50 +74,62 @@ def measure(build, threads, tokens, objects, bind):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("a")
-    ap.add_argument("b")
+    ap.add_argument("builds", nargs="+")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=400, help="graph tokens per run")
     ap.add_argument("--gcc", action="store_true", help="also the gcc objects' overhead")
     ap.add_argument("--bind", action="store_true",
                     help="OMP_PROC_BIND=close OMP_PLACES=cores (the forking thread bound too)")
-    ap.add_argument("--labels", default="A,B", help="names of the two builds in the table")
+    ap.add_argument("--labels", default=None, help="names of the builds in the table, A,B,...")
     ap.add_argument("--out", default=None, help="also write the table to this file")
     args = ap.parse_args()
+    builds = args.builds
+    if len(builds) < 2:
+        sys.exit("ab.py: give two builds at least")
     if args.rounds < 1 or args.threads < 1 or args.tokens < 1:
         sys.exit("ab.py: --rounds, --threads and --tokens must be at least 1")
-    labels = args.labels.split(",")
-    if len(labels) != 2:
-        sys.exit("ab.py: --labels takes two names, A,B")
+    labels = args.labels.split(",") if args.labels else [chr(ord("A") + i) if i < 26 else
+                                                          str(i) for i in range(len(builds))]
+    if len(labels) != len(builds):
+        sys.exit("ab.py: --labels names %d builds, %d are given" % (len(labels), len(builds)))
     objects = [("buddypool", "")] + ([("gcc-buddypool", ", gcc")] if args.gcc else [])
-    for build in (args.a, args.b):
+    for build in builds:
         for p in [prog(build, "overhead", s) for s, _ in objects] + [prog(build, "graph",
                                                                           "buddypool")]:
             if not os.access(p, os.X_OK):
                 sys.exit("ab.py: %s: no such program (build the benchmarks there)" % p)
-    runs = {0: [], 1: []}
+    runs = [[] for _ in builds]
+    n = len(builds)
     for r in range(args.rounds):
-        for which in ((0, 1) if r % 2 == 0 else (1, 0)):
-            runs[which].append(measure((args.a, args.b)[which], args.threads, args.tokens,
-                                       objects, args.bind))
+        for k in range(n):
+            which = (r + k) % n if r % 2 == 0 else (r - k) % n
+            runs[which].append(measure(builds[which], args.threads, args.tokens, objects,
+                                       args.bind))
         print("round %d of %d" % (r + 1, args.rounds), file=sys.stderr)
-    lines = ["%d threads, %d rounds alternating, graph small %d tokens a run%s" %
+    metrics = list(runs[0][0])
+    lines = ["%d threads, %d rounds, every build once a round in a rotating order, graph "
+             "small %d tokens a run%s" %
              (args.threads, args.rounds, args.tokens,
               ", OMP_PROC_BIND=close OMP_PLACES=cores" if args.bind else ""), "",
-             "| metric | %s median | %s median | %s / %s | %s range | %s range |" %
-             (labels[0], labels[1], labels[1], labels[0], labels[0], labels[1]),
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| build | " + " | ".join("%s median (best) | / previous" % m for m in metrics) +
+             " |",
+             "| --- |" + " --- | --- |" * len(metrics)]
     results = []
-    for metric in runs[0][0]:
-        a = [x[metric] for x in runs[0]]
-        b = [x[metric] for x in runs[1]]
-        ma, mb = statistics.median(a), statistics.median(b)
-        lines.append("| %s | %.4g | %.4g | %.3f | %.4g-%.4g | %.4g-%.4g |" %
-                     (metric, ma, mb, mb / ma, min(a), max(a), min(b), max(b)))
-        results.append("RESULT ab metric=%s a_median=%.6g b_median=%.6g ratio=%.4f" %
-                       (metric.split(" (")[0].replace(" ", "_").replace(",", ""), ma, mb,
-                        mb / ma))
+    prev = None
+    for i, label in enumerate(labels):
+        cells = []
+        for m in metrics:
+            v = [x[m] for x in runs[i]]
+            med = statistics.median(v)
+            best = max(v) if "tok/s" in m else min(v)
+            ratio = med / prev[m] if prev else 1.0
+            cells.append("%.4g (%.4g) | %s" % (med, best, "%.3f" % ratio if prev else "-"))
+            results.append("RESULT ab build=%s metric=%s median=%.6g best=%.6g ratio_prev=%.4f" %
+                           (label, m.split(" (")[0].replace(" ", "_").replace(",", ""), med,
+                            best, ratio))
+        prev = {m: statistics.median(x[m] for x in runs[i]) for m in metrics}
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
     table = "\n".join(lines)
     print(table)
     print("\n".join(results))
