@@ -10,10 +10,16 @@ objects with --gcc) and the graph benchmark's small shape (bench/graph).
 The programs are each build's own, compiled from the same benchmark
 sources by the same compilers: the objects are the same, only the library
 differs. Prints a markdown table (per build and metric: the median and the
-best over the rounds, and the median over the previous build's) and one
-line per build and metric for scripts:
+best over the rounds, and the median over the rounds of its ratio to the
+previous build in the same round) and one line per build and metric for
+scripts:
   RESULT ab build=LABEL metric=NAME median=X best=Y ratio_prev=R
 A ratio below 1 means faster for times (us), above 1 for rates (tok/s).
+The ratio is taken within each round because the machine may change under
+a long run: on the 2-CPU KVM guest the cache-line round trip between the
+two CPUs (which the overhead benchmark prints, and the table's last column
+gives) moved from 450 ns to 100 ns between two runs, and with it every
+construct's cost; builds compared within a round see the same machine.
 
   ab.py BUILD BUILD [BUILD...] [--rounds N] [--threads N] [--tokens N] [--gcc]
         [--bind] [--labels A,B,...] [--out FILE]
@@ -63,6 +69,9 @@ def measure(build, threads, tokens, objects, bind):
         for m in re.finditer(r"^RESULT overhead construct=(\S+) threads=\d+ median_us=(\S+)",
                              text, re.M):
             out["%s%s (us)" % (m.group(1), tag)] = float(m.group(2))
+        m = re.search(r"^cache line round trip, threads 0 and 1: ([0-9.]+) ns", text, re.M)
+        if m and suffix == objects[0][0]:
+            out["round trip (ns)"] = float(m.group(1))
     text = run([prog(build, "graph", "buddypool"), "--config", "small", "--tokens",
                 str(tokens)], threads, bind)
     m = re.search(r"^RESULT graph .* tok_s=(\S+)", text, re.M)
@@ -116,19 +125,18 @@ def main():
              " |",
              "| --- |" + " --- | --- |" * len(metrics)]
     results = []
-    prev = None
     for i, label in enumerate(labels):
         cells = []
         for m in metrics:
             v = [x[m] for x in runs[i]]
             med = statistics.median(v)
             best = max(v) if "tok/s" in m else min(v)
-            ratio = med / prev[m] if prev else 1.0
-            cells.append("%.4g (%.4g) | %s" % (med, best, "%.3f" % ratio if prev else "-"))
+            ratio = statistics.median(x[m] / y[m] for x, y in zip(runs[i], runs[i - 1])) \
+                if i > 0 else 1.0
+            cells.append("%.4g (%.4g) | %s" % (med, best, "%.3f" % ratio if i > 0 else "-"))
             results.append("RESULT ab build=%s metric=%s median=%.6g best=%.6g ratio_prev=%.4f" %
                            (label, m.split(" (")[0].replace(" ", "_").replace(",", ""), med,
                             best, ratio))
-        prev = {m: statistics.median(x[m] for x in runs[i]) for m in metrics}
         lines.append("| %s | %s |" % (label, " | ".join(cells)))
     table = "\n".join(lines)
     print(table)
