@@ -47,8 +47,9 @@ def count(prog, construct, objects, inner):
         if p.returncode != 0:
             sys.exit("ab_instr.py: %s under callgrind failed (%d):\n%s" % (prog, p.returncode,
                                                                           p.stderr[-2000:]))
+        # from /: the annotation shortens paths under its working directory
         ann = subprocess.run(["callgrind_annotate", "--threshold=100", "--inclusive=no", out],
-                             capture_output=True, text=True).stdout
+                             capture_output=True, text=True, cwd="/").stdout
         raw = open(out).read()
     total = 0
     for line in ann.splitlines():
