@@ -120,13 +120,24 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
 }
 
 /* Each barrier and reduction tells the listeners (hooks.h) when t arrived
- * and when it left. */
-void bp_barrier(struct bp_thread *t)
+ * and when it left: on a path of its own, so that when nothing listens a
+ * barrier tests the seam's flag once, not once per hook. */
+static __attribute__((noinline)) void barrier_listened(struct bp_thread *t)
 {
     int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
     if (t->team_size > 1)
         barrier_wait(t, 0);
     bp_hook_barrier_release(t->level, t->team_size, arrived);
+}
+
+void bp_barrier(struct bp_thread *t)
+{
+    if (__builtin_expect(bp_listening, 0)) {
+        barrier_listened(t);
+        return;
+    }
+    if (t->team_size > 1)
+        barrier_wait(t, 0);
 }
 
 int bp_barrier_cancel(struct bp_thread *t)
@@ -152,10 +163,13 @@ static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void 
 
 int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
 {
-    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
-    int got = reduce(t, data, combine, nowait);
-    bp_hook_barrier_release(t->level, t->team_size, arrived);
-    return got;
+    if (__builtin_expect(bp_listening, 0)) { /* as in bp_barrier */
+        int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
+        int got = reduce(t, data, combine, nowait);
+        bp_hook_barrier_release(t->level, t->team_size, arrived);
+        return got;
+    }
+    return reduce(t, data, combine, nowait);
 }
 
 int bp_single(struct bp_thread *t)
