@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "internal.h"
 
 enum { BP_AFFINITY_FORMAT_MAX = 512 };

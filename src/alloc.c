@@ -23,14 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi.h"
 #include "internal.h"
 
-typedef uintptr_t omp_allocator_handle_t;
-typedef uintptr_t omp_memspace_handle_t;
-typedef struct {
-    int key;
-    uintptr_t value;
-} omp_alloctrait_t;
 
 enum {
     OMP_NULL_ALLOCATOR = 0,

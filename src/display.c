@@ -12,10 +12,10 @@
 
 static const char *sched_name(int kind)
 {
-    switch (kind & ~omp_sched_monotonic) {
-    case omp_sched_dynamic: return "DYNAMIC";
-    case omp_sched_guided: return "GUIDED";
-    case omp_sched_auto: return "AUTO";
+    switch (kind & ~BP_OMP_MONOTONIC) {
+    case BP_OMP_DYNAMIC: return "DYNAMIC";
+    case BP_OMP_GUIDED: return "GUIDED";
+    case BP_OMP_AUTO: return "AUTO";
     default: return "STATIC";
     }
 }
@@ -36,7 +36,7 @@ void bp_display_env(int verbose, int default_team)
             fprintf(f, "%s%d", i ? "," : "", i ? bp_config.nthreads_list[i] : max_threads);
     else
         fprintf(f, "%d", max_threads);
-    fprintf(f, "'\n  OMP_SCHEDULE = '%s%s", icv->run_sched & omp_sched_monotonic ? "MONOTONIC:" : "",
+    fprintf(f, "'\n  OMP_SCHEDULE = '%s%s", icv->run_sched & BP_OMP_MONOTONIC ? "MONOTONIC:" : "",
             sched_name(icv->run_sched));
     if (icv->run_chunk > 0)
         fprintf(f, ",%lld", (long long)icv->run_chunk);

@@ -23,66 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi.h"
 #include "internal.h"
-
-typedef uintptr_t omp_allocator_handle_t;
-void omp_set_num_threads(int n);
-int omp_get_num_threads(void);
-int omp_get_max_threads(void);
-int omp_get_thread_num(void);
-int omp_get_num_procs(void);
-int omp_in_parallel(void);
-void omp_set_dynamic(int dynamic);
-int omp_get_dynamic(void);
-void omp_set_nested(int nested);
-int omp_get_nested(void);
-void omp_set_schedule(omp_sched_t kind, int chunk);
-void omp_get_schedule(omp_sched_t *kind, int *chunk);
-void omp_set_max_active_levels(int levels);
-int omp_get_max_active_levels(void);
-int omp_get_supported_active_levels(void);
-int omp_get_level(void);
-int omp_get_active_level(void);
-int omp_get_ancestor_thread_num(int level);
-int omp_get_team_size(int level);
-int omp_in_final(void);
-int omp_get_cancellation(void);
-omp_proc_bind_t omp_get_proc_bind(void);
-int omp_get_place_num(void);
-int omp_get_partition_num_places(void);
-void omp_get_partition_place_nums(int *place_nums);
-void omp_set_num_teams(int num_teams);
-void omp_set_teams_thread_limit(int limit);
-void omp_set_default_device(int device);
-int omp_get_default_device(void);
-int omp_get_num_devices(void);
-int omp_get_device_num(void);
-int omp_get_initial_device(void);
-int omp_is_initial_device(void);
-int omp_get_max_task_priority(void);
-int omp_pause_resource(int kind, int device_num);
-int omp_pause_resource_all(int kind);
-double omp_get_wtime(void);
-double omp_get_wtick(void);
-void omp_init_lock(void *lock);
-void omp_destroy_lock(void *lock);
-void omp_set_lock(void *lock);
-void omp_unset_lock(void *lock);
-int omp_test_lock(void *lock);
-void omp_init_nest_lock(void *lock);
-void omp_destroy_nest_lock(void *lock);
-void omp_set_nest_lock(void *lock);
-void omp_unset_nest_lock(void *lock);
-int omp_test_nest_lock(void *lock);
-void omp_fulfill_event(uintptr_t event);
-void omp_set_default_allocator(omp_allocator_handle_t a);
-omp_allocator_handle_t omp_get_default_allocator(void);
-void omp_destroy_allocator(omp_allocator_handle_t a);
-omp_allocator_handle_t omp_init_allocator(uintptr_t space, int ntraits, const void *traits);
-void omp_set_affinity_format(const char *format);
-size_t omp_get_affinity_format(char *buffer, size_t size);
-void omp_display_affinity(const char *format);
-size_t omp_capture_affinity(char *buffer, size_t size, const char *format);
 
 static int clamp(int64_t v)
 {

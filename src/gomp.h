@@ -1,6 +1,7 @@
-/* gomp.h: what gomp_abi.c (regions) and gomp_loop.c (worksharing) share:
- * the description of a worksharing construct that a combined construct
- * starts on every thread of its team. */
+/* gomp.h: what gcc's layers share: gomp_abi.c (regions) and gomp_loop.c
+ * (worksharing), the description of a worksharing construct that a
+ * combined construct starts on every thread of its team; gomp_task.c, the
+ * task reductions of a region and of a worksharing construct. */
 #ifndef BUDDYPOOL_GOMP_H
 #define BUDDYPOOL_GOMP_H
 

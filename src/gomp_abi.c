@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gomp.h"
+#include "abi.h"
 #include "internal.h"
 
 /* The lock words of the unnamed critical section and of GOMP_atomic_start

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
+#include "abi.h"
 #include "internal.h"
 
 /* ---- iteration spaces ---------------------------------------------------- */

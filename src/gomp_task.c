@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gomp.h"
+#include "abi.h"
 #include "internal.h"
 
 /* gcc's flags (gomp-constants.h). */

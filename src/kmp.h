@@ -1,10 +1,11 @@
-/* kmp.h: the types of libomp's ABI that more than one of buddypool's
- * `__kmpc_*` layers uses (kmp_abi.c, kmp_loop.c, kmp_task.c,
- * teams.c). */
+/* kmp.h: the types of libomp's ABI (the `__kmpc_*` entry points' arguments,
+ * which abi.h declares), and what buddypool's libomp layers share
+ * (kmp_abi.c, kmp_loop.c, kmp_task.c, threadprivate.c, teams.c). */
 #ifndef BP_KMP_H
 #define BP_KMP_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A source location: psource is ";file;function;line;col;;". */
@@ -16,6 +17,42 @@ typedef struct ident {
 /* An outlined region (or teams) function: the thread numbers, then the
  * region's arguments. */
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
+
+/* A critical section's name: zeroed storage the compiled code gives for
+ * each name (a bp_lock word lives in it), and a reduction's combiner. */
+typedef int32_t kmp_critical_name[8];
+typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
+
+/* A task as clang lays it out (kmp_task.c puts buddypool's header before
+ * it): its shareds, its routine, and the compiler's data. */
+typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
+typedef union {
+    int32_t priority;
+    kmp_routine_entry_t destructors;
+} kmp_cmplrdata_t;
+typedef struct kmp_task {
+    void *shareds;
+    kmp_routine_entry_t routine;
+    int32_t part_id;
+    kmp_cmplrdata_t data1; /* destructors */
+    kmp_cmplrdata_t data2; /* priority */
+} kmp_task_t;
+
+/* A dependence as clang passes it. */
+typedef struct kmp_depend_info {
+    intptr_t base_addr;
+    size_t len;
+    uint8_t flags; /* in 1, out 2, mutexinoutset 4, inoutset 8, omp_all_memory 0x80 */
+} kmp_depend_info_t;
+
+/* threadprivate's constructors, copy constructors and destructors
+ * (threadprivate.c). */
+typedef void *(*kmpc_ctor)(void *);
+typedef void (*kmpc_dtor)(void *);
+typedef void *(*kmpc_cctor)(void *, void *);
+typedef void *(*kmpc_ctor_vec)(void *, size_t);
+typedef void (*kmpc_dtor_vec)(void *, size_t);
+typedef void *(*kmpc_cctor_vec)(void *, void *, size_t);
 
 /* The most arguments a region function may have (kmp_invoke.inc). */
 #define BP_MAX_REGION_ARGS 64

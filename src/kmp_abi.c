@@ -12,11 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "kmp.h"
 
-typedef int32_t kmp_critical_name[8];           /* zeroed storage per name */
-typedef void (*kmpc_reduce_fn)(void *lhs, void *rhs);
 
 #include "kmp_invoke.inc"
 

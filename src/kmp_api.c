@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "internal.h"
 
 /* relaxed: the pool's growth reads it once per thread it starts; no lock,

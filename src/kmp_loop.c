@@ -7,6 +7,7 @@
  * stubs. */
 #include <stdint.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "kmp.h"
 

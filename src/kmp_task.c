@@ -17,21 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "kmp.h"
-
-typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
-typedef union {
-    int32_t priority;
-    kmp_routine_entry_t destructors;
-} kmp_cmplrdata_t;
-typedef struct kmp_task {
-    void *shareds;
-    kmp_routine_entry_t routine;
-    int32_t part_id;
-    kmp_cmplrdata_t data1; /* destructors */
-    kmp_cmplrdata_t data2; /* priority */
-} kmp_task_t;
 
 /* clang's task flags (kmp_tasking_flags_t's compiler half). */
 enum {
@@ -143,13 +131,6 @@ BP_API void __kmpc_end_taskgroup(ident_t *loc, int32_t gtid)
     (void)gtid;
     bp_taskgroup_end(bp_self());
 }
-
-/* A dependence as clang passes it. */
-typedef struct kmp_depend_info {
-    intptr_t base_addr;
-    size_t len;
-    uint8_t flags; /* in 1, out 2, mutexinoutset 4, inoutset 8, omp_all_memory 0x80 */
-} kmp_depend_info_t;
 
 enum { BP_DEPS_ON_STACK = 16 };
 

@@ -24,6 +24,7 @@
  * nested team's figures are not counted (its workers' trace slices are). */
 #include <errno.h>
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "prim.h"
 

@@ -62,18 +62,6 @@ struct bp_pool {
 /* The one pool (pool.c). */
 extern struct bp_pool bp_pool;
 
-/* t starts an implicit task with the ICVs icv: its team's runtime loops
- * follow icv's schedule, and it owns no nestable lock yet. */
-static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
-{
-    t->icv = *icv;
-    t->icv_ready = 1;
-    t->icv_lender = NULL;
-    t->team_sched = icv->run_sched;
-    t->team_chunk = icv->run_chunk;
-    t->task_id = 0;
-}
-
 /* The pool's memory for up to max_threads threads (the slots reserved, not
  * committed; the set of idle workers), the CPUs the process may run on and
  * the default team: 0, or -1 when out of memory (then a pool of one
@@ -98,18 +86,6 @@ void bp_workers_release(int w);
  * sleepers check). Called before a team's memory is freed or its workers
  * go to another team, when no region is started on it. */
 void bp_pool_quiesce(int w);
-/* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
- * fan-out BP_JOIN_FANOUT (go.c). bp_fork_children: thread `from->tid`,
- * its start block read (thread 0's is its team's go0, never published),
- * copies it to its children's slots and starts them. bp_join_children:
- * thread tid waits for its children's arrive == end and returns what they
- * used (used_shared, their subtrees' included), calling poll(arg) while the
- * team has tasks (the waiting thread runs queued ones). A small team's are
- * flat: thread 0 starts and waits for every worker, the workers for none. */
-enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
-void bp_fork_children(const struct bp_go *from);
-uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
-                          int (*poll)(void *), void *arg);
 /* What every worker does with each start block it is given (not a stop):
  * fork.c's worker's half of a region, told before any worker starts. */
 void bp_pool_serve(void (*serve)(struct bp_slot *slot));

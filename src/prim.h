@@ -9,6 +9,14 @@
 #include <stdint.h>
 #include <time.h>
 
+/* Hot shared words sit alone in 128 bytes: two cache lines, since x86 cores
+ * prefetch the adjacent line and would otherwise couple neighbours. */
+#define BP_LINE 128
+
+/* What the library exports (every other symbol is hidden: CMake builds
+ * with -fvisibility=hidden). */
+#define BP_API __attribute__((visibility("default")))
+
 /* cpu_relax: tell the core we are in a spin-wait loop. */
 #if defined(BP_PORTABLE_PRIMS)
 static inline void bp_cpu_relax(void) { __asm__ __volatile__("" ::: "memory"); }

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "env.h"
 #include "hooks.h"
-#include "internal.h"
+#include "log.h"
+#include "prim.h"
 
 /* A forking thread's own timeline (profile.c): its regions never overlap,
  * so each gap is its region's start minus its previous one's end. */

@@ -33,7 +33,7 @@
 
 #include "internal.h"
 #include "prim.h"
-#include "task.h"
+#include "taskteam.h"
 #include "team.h"
 
 enum { BP_TASK_IDLE_SPINS = 64 }; /* polls that found nothing before a wait yields */

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "task.h"
+#include "taskteam.h"
 
 /* The first iteration of task k of the plan. */
 static uint64_t plan_first(const struct bp_taskloop_plan *p, uint64_t k)

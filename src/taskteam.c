@@ -47,7 +47,7 @@
 #include "internal.h"
 #include "pool.h"
 #include "prim.h"
-#include "task.h"
+#include "taskteam.h"
 #include "team.h"
 
 enum {

@@ -1,7 +1,8 @@
 /* team.h: the types of a team and of a worker's start block, shared by the
  * files that run teams: team.c (carving teams out of the pool's workers),
- * fork.c (fork and join), barrier.c (barrier, reductions, single) and
- * pool.c (the workers, which run what their start block says). */
+ * go.c (starting a team's workers, gathering their arrivals), fork.c (fork
+ * and join), barrier.c (barrier, reductions, single) and pool.c (the
+ * workers, which wait for their start block). */
 #ifndef BUDDYPOOL_TEAM_H
 #define BUDDYPOOL_TEAM_H
 
@@ -9,6 +10,10 @@
 #include <stddef.h>
 
 #include "internal.h"
+
+/* Bytes of a region's context that travel in the line each worker waits on
+ * (see bp_fork). */
+#define BP_INLINE_CTX 80
 
 struct bp_team;
 struct bp_deque;
@@ -170,5 +175,21 @@ void bp_teams_lock(void);
 void bp_teams_unlock(void);
 /* Tests only: move every idle team's episode count (bp_pool_test_set_epoch). */
 void bp_teams_test_set_epoch(uint64_t epoch);
+
+/* go.c */
+
+/* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
+ * fan-out BP_JOIN_FANOUT (go.c). bp_fork_children: thread `from->tid`,
+ * its start block read (thread 0's is its team's go0, never published),
+ * copies it to its children's slots and starts them. bp_join_children:
+ * thread tid waits for its children's arrive == end and returns what they
+ * used (used_shared, their subtrees' included), calling poll(arg) while the
+ * team has tasks (the waiting thread runs queued ones). A small team's are
+ * flat: thread 0 starts and waits for every worker, the workers for none. */
+enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
+void bp_fork_children(const struct bp_go *from);
+uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
+                          int (*poll)(void *), void *arg);
+
 
 #endif

@@ -59,6 +59,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "kmp.h"
 

@@ -37,15 +37,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "internal.h"
 #include "kmp.h"
-
-typedef void *(*kmpc_ctor)(void *);
-typedef void (*kmpc_dtor)(void *);
-typedef void *(*kmpc_cctor)(void *, void *);
-typedef void *(*kmpc_ctor_vec)(void *, size_t);
-typedef void (*kmpc_dtor_vec)(void *, size_t);
-typedef void *(*kmpc_cctor_vec)(void *, void *, size_t);
 
 struct tp_var {
     void *data;          /* the original */

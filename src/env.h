@@ -1,0 +1,100 @@
+/* env.h: the configuration read from the environment, the ICVs of
+ * the OpenMP data environment and the program-wide ones (env.c), and their
+ * display (display.c). */
+#ifndef BUDDYPOOL_ENV_H
+#define BUDDYPOOL_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* omp_sched_t values of the runtime schedule ICV (omp_set_schedule), and
+ * the modifier bit it may carry. */
+enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
+#define BP_OMP_MONOTONIC ((int)0x80000000u)
+
+/* The ICVs of an implicit task (the OpenMP data environment). The implicit
+ * tasks of a region start with a copy of the forking task's (nthreads from
+ * the next entry of the OMP_NUM_THREADS list, where it has one); a change
+ * stays in the task that makes it. A thread that is in no region of the pool
+ * runs the initial task of its own, with the values the environment gives. */
+struct bp_icv {
+    int nthreads;          /* nthreads-var; 0: the default team */
+    int run_sched;         /* run-sched-var: BP_OMP_*, maybe | BP_OMP_MONOTONIC */
+    int64_t run_chunk;     /* its chunk; 0: the schedule's default */
+    int dynamic;           /* dyn-var: teams no larger than the allowed CPUs */
+    int max_active_levels; /* max-active-levels-var */
+    int proc_bind;         /* bind-var: omp_proc_bind_t (reported; the pool binds close,
+                            * or all on the caller's place under primary) */
+    /* a host teams construct's (teams.c) */
+    int team_num;          /* the task's team; 0 outside a teams construct */
+    int num_teams;         /* the teams of its league; 1 outside */
+    int thread_limit;      /* thread-limit-var the construct set; 0: OMP_THREAD_LIMIT's */
+    int team_cap;          /* the most threads a region forked in the team gets; 0: none */
+};
+
+/* Active levels of nested regions supported (libgomp's count). */
+#define BP_SUPPORTED_LEVELS 255
+
+/* Most threads the pool ever has, whatever is asked. */
+#define BP_MAX_THREADS 4096
+/* Frames a call site of the profile keeps, at most
+ * (BUDDY_THREAD_POOL_PROFILE_CALLERS). */
+enum { BP_MAX_CALLERS = 16 };
+/* Entries of OMP_NUM_THREADS kept (one per nesting level). */
+#define BP_NTHREADS_LEVELS 16
+
+struct bp_config {
+    int thread_limit;      /* BUDDY_THREAD_POOL_THREADS / OMP_THREAD_LIMIT; 0 = none */
+    struct bp_icv icv;     /* the initial task's ICVs, from OMP_* */
+    int nthreads_levels;   /* entries of the OMP_NUM_THREADS list (0: unset) */
+    int nthreads_list[BP_NTHREADS_LEVELS]; /* nthreads-var of level i's tasks */
+    int max_task_priority; /* OMP_MAX_TASK_PRIORITY */
+    int nteams;            /* OMP_NUM_TEAMS: nteams-var; 0 unset */
+    int teams_thread_limit; /* OMP_TEAMS_THREAD_LIMIT: teams-thread-limit-var; 0 unset */
+    int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
+    int display_affinity;  /* OMP_DISPLAY_AFFINITY=true */
+    int cancellation;      /* OMP_CANCELLATION=true: cancel-var (cancel.c) */
+    size_t stack_bytes;    /* OMP_STACKSIZE */
+    int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
+    int pin;               /* pin workers: OMP_PROC_BIND is not false */
+    int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind,
+                            * or OMP_PLACES set and OMP_PROC_BIND not */
+    int bind_levels;       /* entries of the OMP_PROC_BIND list (0: unset) */
+    int bind_list[BP_NTHREADS_LEVELS]; /* bind-var of level i's tasks */
+    const char *places;    /* OMP_PLACES, or NULL (parsed by places.c) */
+    int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: the default team is the limit */
+    int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
+    int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */
+    const char *profile_out; /* BUDDY_THREAD_POOL_PROFILE_OUT, or NULL */
+    int profile_callers;   /* BUDDY_THREAD_POOL_PROFILE_CALLERS: frames per call site */
+    int profile_steps;     /* BUDDY_THREAD_POOL_PROFILE_STEPS: steps kept one by one */
+    int profile_signal;    /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: signal number, 0 none */
+    const char *trace_out; /* BUDDY_THREAD_POOL_TRACE, or NULL */
+    int trace_events;      /* BUDDY_THREAD_POOL_TRACE_EVENTS: ring size per thread */
+};
+extern struct bp_config bp_config;
+/* Parse the environment once (thread-safe, idempotent). */
+void bp_config_load(void);
+/* The most threads the pool may have: the limits (BUDDY_THREAD_POOL_THREADS,
+ * OMP_THREAD_LIMIT), at most BP_MAX_THREADS (the configuration loaded). */
+int bp_config_max_threads(void);
+/* nteams-var and teams-thread-limit-var (OMP_NUM_TEAMS,
+ * OMP_TEAMS_THREAD_LIMIT, then omp_set_num_teams and
+ * omp_set_teams_thread_limit); 0: unset. */
+int bp_nteams_var(void);
+int bp_teams_thread_limit_var(void);
+void bp_set_nteams_var(int n);
+void bp_set_teams_thread_limit_var(int n);
+/* thread-limit-var of a task with the ICVs icv: a teams construct's
+ * thread_limit, else the limit set (BUDDY_THREAD_POOL_THREADS,
+ * OMP_THREAD_LIMIT), else INT_MAX as libgomp and libomp give it (the pool
+ * itself stops at BP_MAX_THREADS). */
+int bp_thread_limit_var(const struct bp_icv *icv);
+
+/* display.c */
+
+/* Print the ICVs (OMP_DISPLAY_ENV, omp_display_env); default_team is what
+ * omp_get_max_threads gives where nthreads-var is unset. */
+void bp_display_env(int verbose, int default_team);
+
+#endif

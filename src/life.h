@@ -1,0 +1,35 @@
+/* life.h: the runtime as the rest of the library sees it: its
+ * start-up and the figures that need it (life.c), and the pool's threads
+ * (pool.c, whose own header, pool.h, is for the files that make teams). */
+#ifndef BUDDYPOOL_LIFE_H
+#define BUDDYPOOL_LIFE_H
+
+#include <stdint.h>
+
+/* life.c */
+
+/* Start the runtime once: the configuration, the places and the pool's
+ * memory (threads start with regions). */
+void bp_pool_ensure_init(void);
+/* The pool's figures, the runtime started: the most threads a team can
+ * have (the limits, BUDDY_THREAD_POOL_THREADS and OMP_THREAD_LIMIT, else
+ * BP_MAX_THREADS); the team a region gets when nothing asks for a size (one
+ * thread per allowed CPU, lowered by the limits); the CPUs the process may
+ * run on, as the pool found them. */
+int bp_max_team(void);
+int bp_default_team(void);
+int bp_pool_cpus(void);
+/* Tests only (test-wrap): move the episode count, as if that many
+ * barrier episodes had passed, without touching the words or the last
+ * refresh. */
+void bp_pool_test_set_epoch(uint64_t epoch);
+
+/* pool.c */
+
+/* Number of pool threads running now, the callers' slot included. */
+int bp_pool_threads(void);
+/* Bind the calling application thread to place 0 if a binding is asked for
+ * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet (the runtime started). */
+void bp_bind_caller(void);
+
+#endif
