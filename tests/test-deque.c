@@ -1,4 +1,4 @@
-/* test-deque.c: the work-stealing deque alone (src/deque.h).
+/* test-deque.c: the work-stealing deque alone (src/tasks/deque.h).
  * 1. One thread: pushes up to the capacity and not past it, pops newest
  *    first, steals oldest first, and empty is empty. The lazy look at a
  *    full deque: it says full for 1, 2, 4... looks (at most
@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../src/deque.h"
+#include "../src/tasks/deque.h"
 #include "check.h"
 
 enum { ITEMS = 200000, THIEVES = 3, LOG2_CAP = 4, LAST_MAX = 16 * ITEMS };

@@ -1,4 +1,4 @@
-/* test-taskmem.c: the task memory alone (src/taskmem.c).
+/* test-taskmem.c: the task memory alone (src/tasks/taskmem.c).
  * 1. One thread: a freed block is given out again, the newest first; a
  *    block too big or aligned past a line comes from the C library and is
  *    freed to it.

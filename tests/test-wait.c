@@ -1,4 +1,4 @@
-/* test-wait.c: the waits' Dekker pair alone (src/wait.c). Two threads play
+/* test-wait.c: the waits' Dekker pair alone (src/core/wait.c). Two threads play
  * ping-pong on two flags, ROUNDS times, with a spin of 1 us before a wait
  * sleeps (the first look at the clock comes after 256 reads, some 10 us);
  * before each set the setter works a varying while (0-25 us), so that sets

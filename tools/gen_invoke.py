@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/kmp_invoke.inc: the switch that calls a region's outlined
+"""Writes src/abi/kmp_invoke.inc: the switch that calls a region's outlined
 function with its argument count, which C needs to know at compile time."""
 import sys
 

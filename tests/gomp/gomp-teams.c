@@ -5,7 +5,7 @@
  * number, regions forked in a team see that number, distribute runs every
  * iteration once with the split OpenMP gives, and the league and team
  * sizes are those of the runtime the compiler targets (libgomp for gcc,
- * libomp for clang): see src/teams.c. Run at 1, 2 and 4 threads, and with
+ * libomp for clang): see src/abi/teams.c. Run at 1, 2 and 4 threads, and with
  * OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT set. */
 #include <limits.h>
 #include <omp.h>

@@ -1,0 +1,365 @@
+/* kmp_abi.c: the libomp entry points (`__kmpc_*`) of regions and
+ * synchronisation that clang and MLIR's OpenMP lowering call, as a thin
+ * layer over the pool; kmp_loop.c has the worksharing loops, kmp_task.c
+ * the tasks, teams.c the teams construct. The compiled code
+ * passes a source location and its global thread number to most of them;
+ * the thread number is ignored (the calling thread's state is in
+ * thread-local storage), the location only names a region's call site in
+ * the profile. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "abi.h"
+#include "../internal.h"
+#include "kmp.h"
+
+
+#include "kmp_invoke.inc"
+
+void bp_kmpc_read_args(const char *who, int32_t argc, void **a, va_list ap)
+{
+    if (argc < 0 || argc > BP_MAX_REGION_ARGS)
+        bp_fatal("%s: %d region arguments; at most %d are supported", who, (int)argc,
+                 BP_MAX_REGION_ARGS);
+    for (int i = 0; i < argc; i++)
+        a[i] = va_arg(ap, void *);
+}
+
+void bp_kmpc_invoke(kmpc_micro fn, int32_t *gtid, int32_t *btid, int argc, void **a)
+{
+    invoke(fn, gtid, btid, argc, a);
+}
+
+static const char *source_of(const ident_t *loc)
+{
+    return loc != NULL ? loc->psource : NULL;
+}
+
+/* A region's microtask and arguments, sized to argc when forked, so that a
+ * few arguments travel inline to the workers (bp_fork). */
+struct fork_args {
+    kmpc_micro fn;
+    int argc;
+    void *args[BP_MAX_REGION_ARGS];
+};
+
+static size_t fork_args_size(int argc)
+{
+    return offsetof(struct fork_args, args) + sizeof(void *) * (size_t)argc;
+}
+
+static void run_microtask(int tid, void *ctx)
+{
+    struct fork_args *f = ctx;
+    int32_t gtid = bp_gtid(bp_self());
+    int32_t btid = tid;
+    invoke(f->fn, &gtid, &btid, f->argc, f->args);
+}
+
+BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+    BP_HOOK_SITE(source_of(loc));
+    bp_affinity_clang();
+    struct fork_args f;
+    f.fn = microtask;
+    f.argc = argc;
+    va_list ap;
+    va_start(ap, microtask);
+    bp_kmpc_read_args("__kmpc_fork_call", argc, f.args, ap);
+    va_end(ap);
+    bp_fork(0, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
+}
+
+/* MLIR's OpenMP translation calls this form for `omp.parallel if(cond)`:
+ * args is the one argument of the outlined function (its captured struct). */
+BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask,
+                                int32_t cond, void *args)
+{
+    BP_HOOK_SITE(source_of(loc));
+    bp_affinity_clang();
+    if (argc < 0 || argc > 1)
+        bp_fatal("__kmpc_fork_call_if: %d region arguments; at most 1 is supported",
+                 (int)argc);
+    struct fork_args f;
+    f.fn = microtask;
+    f.argc = argc;
+    f.args[0] = args;
+    bp_fork(cond ? 0 : 1, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
+}
+
+BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads)
+{
+    (void)loc;
+    (void)gtid;
+    if (num_threads <= 0) {
+        bp_warn("__kmpc_push_num_threads: num_threads(%d) is not positive; "
+                "the next region uses the default", (int)num_threads);
+        return;
+    }
+    bp_self()->pushed_threads = num_threads;
+}
+
+/* proc_bind(...): the pool's threads are pinned once, one per CPU; a
+ * region's binding request does not move them. */
+BP_API void __kmpc_push_proc_bind(ident_t *loc, int32_t gtid, int proc_bind)
+{
+    (void)loc;
+    (void)gtid;
+    (void)proc_bind;
+}
+
+BP_API void __kmpc_flush(ident_t *loc)
+{
+    (void)loc;
+    atomic_thread_fence(memory_order_seq_cst); /* the flush is a full fence */
+}
+
+BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
+{
+    (void)loc;
+    return bp_gtid(bp_self());
+}
+
+BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_barrier(bp_self());
+}
+
+/* The reduction protocol: every thread calls __kmpc_reduce with a pointer
+ * to its private values. We return 1 to thread 0 alone, after it has folded
+ * the other threads' values into its own with reduce_func in thread order
+ * (so float results do not depend on timing); it then combines the result
+ * into the shared variable and calls __kmpc_end_reduce. The others get 0
+ * and do nothing more. We never return 2 (the atomic method). */
+static int32_t reduce(void *data, kmpc_reduce_fn fn, int nowait)
+{
+    return bp_reduce(bp_self(), data, fn, nowait);
+}
+
+BP_API int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_t size,
+                             void *data, kmpc_reduce_fn reduce_func,
+                             kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)num_vars;
+    (void)size;
+    (void)lck;
+    return reduce(data, reduce_func, 0);
+}
+
+BP_API void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)lck;
+    bp_reduce_end(bp_self());
+}
+
+BP_API int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num_vars,
+                                    size_t size, void *data, kmpc_reduce_fn reduce_func,
+                                    kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)num_vars;
+    (void)size;
+    (void)lck;
+    return reduce(data, reduce_func, 1);
+}
+
+BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+{
+    (void)loc;
+    (void)gtid;
+    (void)lck;
+}
+
+/* clang calls the outlined function itself between these two, so the
+ * profile names an outermost serialized region by its call site. */
+BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
+{
+    (void)gtid;
+    BP_HOOK_SITE(source_of(loc));
+    bp_serial_begin(bp_self(), __builtin_return_address(0));
+}
+
+BP_API void __kmpc_end_serialized_parallel(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    bp_serial_end(bp_self());
+}
+
+BP_API int32_t __kmpc_single(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_single(bp_self());
+}
+
+BP_API void __kmpc_end_single(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API int32_t __kmpc_master(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_self()->tid == 0;
+}
+
+BP_API void __kmpc_end_master(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API int32_t __kmpc_masked(ident_t *loc, int32_t gtid, int32_t filter)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_self()->tid == filter;
+}
+
+BP_API void __kmpc_end_masked(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+/* A critical section's lock lives in the first word of its zero-initialised
+ * kmp_critical_name, so no lock is ever allocated. */
+BP_API void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
+{
+    (void)loc;
+    (void)gtid;
+    bp_lock((_Atomic uint32_t *)&(*crit)[0]);
+}
+
+/* The hint (contended, speculative, ...) does not change the lock. */
+BP_API void __kmpc_critical_with_hint(ident_t *loc, int32_t gtid, kmp_critical_name *crit,
+                                      uint32_t hint)
+{
+    (void)hint;
+    __kmpc_critical(loc, gtid, crit);
+}
+
+BP_API void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
+{
+    (void)loc;
+    (void)gtid;
+    bp_unlock((_Atomic uint32_t *)&(*crit)[0]);
+}
+
+/* copyprivate: the single thread (didit) publishes its data; the others copy
+ * it with cpy_func(own, published); the second barrier keeps the source
+ * alive until every copy is made. */
+BP_API void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size, void *cpy_data,
+                               void (*cpy_func)(void *, void *), int32_t didit)
+{
+    (void)loc;
+    (void)gtid;
+    (void)cpy_size;
+    struct bp_thread *t = bp_self();
+    void *src = bp_copyprivate(t, cpy_data, didit);
+    if (!didit)
+        cpy_func(cpy_data, src);
+    bp_barrier(t);
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+BP_API int32_t __kmpc_ok_to_fork(ident_t *loc)
+{
+    (void)loc;
+    return 1;
+}
+
+BP_API int32_t __kmpc_global_num_threads(ident_t *loc)
+{
+    (void)loc;
+    return bp_pool_threads();
+}
+
+BP_API int32_t __kmpc_bound_thread_num(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->tid;
+}
+
+BP_API int32_t __kmpc_bound_num_threads(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->team_size;
+}
+
+BP_API int32_t __kmpc_in_parallel(ident_t *loc)
+{
+    (void)loc;
+    return bp_self()->active_level > 0;
+}
+
+/* The error directive at run time (OpenMP 5.1): severity 1 a warning, 2
+ * (or another value) a fatal error, which aborts as libomp's does; the
+ * location as file:line:column from clang's source string. */
+BP_API void __kmpc_error(ident_t *loc, int32_t severity, const char *message)
+{
+    char where[256] = "";
+    const char *src = source_of(loc);
+    char file[160], fn[64];
+    int line, col;
+    if (src != NULL && sscanf(src, ";%159[^;];%63[^;];%d;%d", file, fn, &line, &col) == 4)
+        snprintf(where, sizeof where, "%s:%d:%d: ", file, line, col);
+    if (severity == 1)
+        bp_warn("warning: %serror directive encountered%s%s", where, message ? ": " : "",
+                message ? message : "");
+    else
+        bp_fatal("%serror directive encountered%s%s", where, message ? ": " : "",
+                 message ? message : "");
+}
+
+/* ---- cancellation (cancel.c): 1 cancelled, 0 not ------------------------ */
+
+enum { KMP_CANCEL_PARALLEL = 1, KMP_CANCEL_LOOP = 2, KMP_CANCEL_SECTIONS = 3,
+       KMP_CANCEL_TASKGROUP = 4 };
+
+static int kmp_kind(int32_t kind, const char *entry)
+{
+    switch (kind) {
+    case KMP_CANCEL_PARALLEL: return BP_CANCEL_PARALLEL;
+    case KMP_CANCEL_LOOP:
+    case KMP_CANCEL_SECTIONS: return BP_CANCEL_WS;
+    case KMP_CANCEL_TASKGROUP: return BP_CANCEL_TASKGROUP;
+    default: bp_fatal("%s: unknown construct kind %d", entry, (int)kind);
+    }
+}
+
+BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
+{
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
+}
+
+BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
+{
+    (void)loc, (void)gtid;
+    if (!bp_config.cancellation)
+        return 0;
+    return bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
+}
+
+BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
+{
+    (void)loc, (void)gtid;
+    return bp_barrier_cancel(bp_self());
+}

@@ -1,0 +1,540 @@
+/* env.c: every environment variable buddypool reads is parsed here, once.
+ * A bad value gets one warning naming the variable, the value and what is
+ * used instead; the program goes on. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../internal.h"
+
+#define BP_DEFAULT_STACK ((size_t)256 << 20)    /* 256 MiB, reserved not committed */
+#define BP_DEFAULT_SPIN_NS ((int64_t)2000000)   /* 2 ms */
+
+struct bp_config bp_config = {
+    .stack_bytes = BP_DEFAULT_STACK,
+    .spin_ns = BP_DEFAULT_SPIN_NS,
+    .pin = 1,
+    .profile_slots = 4096,
+    .profile_callers = 1,
+    .profile_steps = 1024,
+    .trace_events = 65536,
+    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1},
+};
+
+/* Parse a whole decimal integer in [lo, hi], spaces around allowed. */
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno != 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void load_threads(const char *name, int *out, const char *instead)
+{
+    const char *s = getenv(name);
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, 1, INT_MAX, &v) == 0)
+        *out = (int)v;
+    else
+        bp_warn("%s='%s' is not a positive integer; %s", name, s, instead);
+}
+
+/* A comma-separated list (OMP_NUM_THREADS, OMP_PROC_BIND: one entry per
+ * nesting level), each entry read, spaces around it left out, by
+ * entry(text, length, &value); the first BP_NTHREADS_LEVELS values are
+ * kept in list. 0, or -1 at the first entry that is not one. */
+static int load_list(const char *s, int (*entry)(const char *, size_t, int *), int *list,
+                     int *n_list)
+{
+    *n_list = 0;
+    for (const char *p = s;;) {
+        size_t n = strcspn(p, ",");
+        const char *e = p;
+        size_t m = n;
+        while (m > 0 && isspace((unsigned char)*e))
+            e++, m--;
+        while (m > 0 && isspace((unsigned char)e[m - 1]))
+            m--;
+        int v;
+        if (!entry(e, m, &v))
+            return -1;
+        if (*n_list < BP_NTHREADS_LEVELS)
+            list[(*n_list)++] = v;
+        if (p[n] == '\0')
+            return 0;
+        p += n + 1;
+    }
+}
+
+static int count_entry(const char *p, size_t n, int *v)
+{
+    char entry[32];
+    long long x;
+    if (n >= sizeof entry)
+        return 0;
+    memcpy(entry, p, n);
+    entry[n] = '\0';
+    if (parse_int(entry, 1, INT_MAX, &x) != 0)
+        return 0;
+    *v = (int)x;
+    return 1;
+}
+
+/* OMP_NUM_THREADS: a count, or a list of them, one per nesting level: the
+ * initial task's nthreads-var is the first, the tasks of a level-k region
+ * get entry k (the last one holds for deeper levels). */
+static void load_num_threads(void)
+{
+    const char *s = getenv("OMP_NUM_THREADS");
+    int list[BP_NTHREADS_LEVELS], n_list;
+    if (s == NULL)
+        return;
+    if (load_list(s, count_entry, list, &n_list) != 0) {
+        bp_warn("OMP_NUM_THREADS='%s' is not a positive integer (or a list of them); "
+                "using one thread per allowed CPU", s);
+        return;
+    }
+    memcpy(bp_config.nthreads_list, list, sizeof(int) * (size_t)n_list);
+    bp_config.nthreads_levels = n_list;
+    bp_config.icv.nthreads = list[0];
+}
+
+/* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
+static int load_bool(const char *name)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n == 4 && strncasecmp(s, "true", 4) == 0)
+        return 1;
+    if (n == 5 && strncasecmp(s, "false", 5) == 0)
+        return 0;
+    bp_warn("%s='%s' is neither true nor false; ignoring it", name, getenv(name));
+    return -1;
+}
+
+/* OMP_MAX_ACTIVE_LEVELS, else the older OMP_NESTED (true: every supported
+ * level, false: one), else every supported level when OMP_NUM_THREADS or
+ * OMP_PROC_BIND is a list of more than one entry, else one: libgomp's
+ * rules. A count beyond the supported levels means them all (OpenMP).
+ * After the lists are read. */
+static void load_nesting(void)
+{
+    int nested = load_bool("OMP_NESTED");
+    const char *s = getenv("OMP_MAX_ACTIVE_LEVELS");
+    long long v;
+    if (s != NULL && parse_int(s, 0, INT_MAX, &v) == 0) {
+        bp_config.icv.max_active_levels = v < BP_SUPPORTED_LEVELS ? (int)v : BP_SUPPORTED_LEVELS;
+        return;
+    }
+    if (nested >= 0)
+        bp_config.icv.max_active_levels = nested ? BP_SUPPORTED_LEVELS : 1;
+    else if (bp_config.nthreads_levels > 1 || bp_config.bind_levels > 1)
+        bp_config.icv.max_active_levels = BP_SUPPORTED_LEVELS;
+    if (s != NULL)
+        bp_warn("OMP_MAX_ACTIVE_LEVELS='%s' is not a non-negative integer; using %d", s,
+                bp_config.icv.max_active_levels);
+}
+
+static void load_misc_icvs(void)
+{
+    int dynamic = load_bool("OMP_DYNAMIC");
+    if (dynamic >= 0)
+        bp_config.icv.dynamic = dynamic;
+    if (load_bool("OMP_DISPLAY_AFFINITY") == 1)
+        bp_config.display_affinity = 1;
+    int cancellation = load_bool("OMP_CANCELLATION");
+    if (cancellation >= 0)
+        bp_config.cancellation = cancellation;
+    const char *s = getenv("OMP_MAX_TASK_PRIORITY");
+    long long v;
+    if (s != NULL) {
+        if (parse_int(s, 0, INT_MAX, &v) == 0)
+            bp_config.max_task_priority = (int)v;
+        else
+            bp_warn("OMP_MAX_TASK_PRIORITY='%s' is not a non-negative integer; using 0", s);
+    }
+    load_threads("OMP_NUM_TEAMS", &bp_config.nteams, "left unset");
+    load_threads("OMP_TEAMS_THREAD_LIMIT", &bp_config.teams_thread_limit, "left unset");
+    s = getenv("OMP_DISPLAY_ENV");
+    if (s != NULL) {
+        if (strcasecmp(s, "true") == 0)
+            bp_config.display_env = 1;
+        else if (strcasecmp(s, "verbose") == 0)
+            bp_config.display_env = 2;
+        else if (strcasecmp(s, "false") != 0)
+            bp_warn("OMP_DISPLAY_ENV='%s' is not true, false or verbose; using false", s);
+    }
+}
+
+/* OMP_STACKSIZE: a size with an optional B, K, M or G suffix; no suffix means
+ * kilobytes, as the OpenMP specification says. */
+static void load_stacksize(void)
+{
+    const char *s = getenv("OMP_STACKSIZE");
+    if (s == NULL)
+        return;
+    char *end;
+    errno = 0;
+    while (isspace((unsigned char)*s) && *s)
+        s++;
+    unsigned long long v = strtoull(s, &end, 10);
+    int ok = end != s && errno == 0 && *s != '-';
+    unsigned shift = 10;
+    while (isspace((unsigned char)*end))
+        end++;
+    switch (toupper((unsigned char)*end)) {
+    case 'B': shift = 0; end++; break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    ok = ok && *end == '\0' && v > 0 && v <= (SIZE_MAX >> shift);
+    size_t bytes = ok ? (size_t)v << shift : 0;
+    /* at least 64K, and at least what the C library accepts (128K on aarch64) */
+    size_t least = 64 * 1024;
+    if ((size_t)PTHREAD_STACK_MIN > least)
+        least = (size_t)PTHREAD_STACK_MIN;
+    if (ok && bytes >= least) {
+        bp_config.stack_bytes = bytes;
+        return;
+    }
+    bp_warn("OMP_STACKSIZE='%s' is not a size of at least %zuK (N, NB, NK, NM or NG); "
+            "using the default 256M", getenv("OMP_STACKSIZE"), least >> 10);
+}
+
+static void load_wait_policy(void)
+{
+    const char *s = getenv("OMP_WAIT_POLICY");
+    if (s == NULL)
+        return;
+    if (strcasecmp(s, "active") == 0)
+        bp_config.spin_ns = INT64_MAX;
+    else if (strcasecmp(s, "passive") == 0)
+        bp_config.spin_ns = 0;
+    else
+        bp_warn("OMP_WAIT_POLICY='%s' is neither ACTIVE nor PASSIVE; "
+                "using the default (spin, then sleep)", s);
+}
+
+static void load_spin(void)
+{
+    const char *s = getenv("BUDDY_THREAD_POOL_SPIN_US");
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, 0, INT64_MAX / 1000, &v) == 0)
+        bp_config.spin_ns = v * 1000;
+    else if (bp_config.spin_ns == INT64_MAX)
+        bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
+                "spinning without sleeping (OMP_WAIT_POLICY=active)", s);
+    else
+        bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
+                "using %lld", s, (long long)(bp_config.spin_ns / 1000));
+}
+
+/* A text from the environment (a path, a place list: `noun` in the
+ * warning), copied into buf (static storage: nothing to free when the
+ * library unloads, and a later setenv() cannot change it); NULL when unset,
+ * empty or too long (warning: `instead` says what happens). */
+static const char *load_text(const char *name, const char *noun, char *buf, size_t size,
+                             const char *instead)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return NULL;
+    size_t len = strlen(s);
+    if (len == 0) {
+        bp_warn("%s='' is an empty %s; %s", name, noun, instead);
+        return NULL;
+    }
+    if (len >= size) {
+        bp_warn("%s is a %s of %zu bytes (at most %zu); %s", name, noun, len, size - 1, instead);
+        return NULL;
+    }
+    memcpy(buf, s, len + 1);
+    return buf;
+}
+
+static const char *load_path(const char *name, char *buf, size_t size, const char *instead)
+{
+    return load_text(name, "path", buf, size, instead);
+}
+
+/* One OMP_PROC_BIND entry as an omp_proc_bind_t value. */
+static int bind_entry(const char *p, size_t n, int *v)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } binding[] = {{"false", 0}, {"true", 1},    {"close", 3},
+                   {"spread", 4}, {"master", 2}, {"primary", 2}};
+    for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
+        if (n == strlen(binding[i].name) && strncasecmp(p, binding[i].name, n) == 0) {
+            *v = binding[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+/* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
+ * policy also binds the first application thread to place 0. A list gives
+ * each nesting level its bind-var, as OMP_NUM_THREADS does its nthreads-var
+ * (false, alone or in a list, binds nothing). Unset: workers are
+ * pinned, callers are not, unless OMP_PLACES is set (libgomp binds then
+ * too). Values are omp_proc_bind_t's. */
+static void load_proc_bind(void)
+{
+    static char places[4096];
+    bp_config.places = load_text("OMP_PLACES", "place list", places, sizeof places,
+                                 "using one place per allowed CPU");
+    const char *s = getenv("OMP_PROC_BIND");
+    if (s == NULL) {
+        /* close: worker i on the i-th place from the caller's; with places
+         * asked for, true, and the caller is bound too (as in libgomp) */
+        bp_config.pin_caller = bp_config.places != NULL;
+        bp_config.icv.proc_bind = bp_config.pin_caller ? 1 : 3;
+        return;
+    }
+    int list[BP_NTHREADS_LEVELS], n_list, any_false = 0;
+    if (load_list(s, bind_entry, list, &n_list) != 0) {
+        bp_config.icv.proc_bind = 3;
+        bp_warn("OMP_PROC_BIND='%s' is not true, false, close, spread or primary (or a "
+                "list of them); pinning the workers only", s);
+        return;
+    }
+    for (int i = 0; i < n_list; i++)
+        any_false |= list[i] == 0;
+    if (any_false) {
+        bp_config.pin = 0;
+        bp_config.icv.proc_bind = 0;
+        return;
+    }
+    bp_config.pin_caller = 1;
+    bp_config.icv.proc_bind = list[0];
+    memcpy(bp_config.bind_list, list, sizeof(int) * (size_t)n_list);
+    bp_config.bind_levels = n_list;
+}
+
+static void load_flag(const char *name, int *out)
+{
+    const char *s = getenv(name);
+    if (s == NULL)
+        return;
+    if (strcmp(s, "0") == 0 || strcmp(s, "1") == 0)
+        *out = s[0] == '1';
+    else
+        bp_warn("%s='%s' is neither 0 nor 1; using 0", name, s);
+}
+
+/* OMP_SCHEDULE: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk] */
+static void load_schedule(void)
+{
+    const char *s = getenv("OMP_SCHEDULE");
+    if (s == NULL)
+        return;
+    static const char *const kinds[] = {"static", "dynamic", "guided", "auto"};
+    const char *p = s;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *colon = strchr(p, ':');
+    int monotonic = 0;
+    if (colon != NULL) {
+        size_t n = (size_t)(colon - p);
+        if (n == 9 && strncasecmp(p, "monotonic", 9) == 0) {
+            monotonic = BP_OMP_MONOTONIC;
+            p = colon + 1;
+        } else if (n == 12 && strncasecmp(p, "nonmonotonic", 12) == 0) {
+            p = colon + 1;
+        }
+    }
+    size_t n = strcspn(p, ", \t");
+    int kind = 0;
+    for (int i = 0; i < 4; i++)
+        if (n == strlen(kinds[i]) && strncasecmp(p, kinds[i], n) == 0)
+            kind = BP_OMP_STATIC + i;
+    p += n;
+    while (isspace((unsigned char)*p))
+        p++;
+    long long chunk = 0;
+    int ok = kind != 0;
+    if (ok && *p == ',')
+        ok = parse_int(p + 1, 1, INT64_MAX, &chunk) == 0;
+    else if (ok)
+        ok = *p == '\0';
+    if (ok) {
+        bp_config.icv.run_sched = kind | monotonic;
+        bp_config.icv.run_chunk = chunk;
+    } else {
+        bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided "
+                "or auto with an optional positive chunk; using static", s);
+    }
+}
+
+/* A count in lo..hi from the environment into *out; a bad value warns and
+ * keeps *out. */
+static void load_count(const char *name, int lo, int hi, int *out)
+{
+    const char *s = getenv(name);
+    long long v;
+    if (s == NULL)
+        return;
+    if (parse_int(s, lo, hi, &v) == 0)
+        *out = (int)v;
+    else
+        bp_warn("%s='%s' is not an integer from %d to %d; using %d", name, s, lo, hi, *out);
+}
+
+/* BUDDY_THREAD_POOL_PROFILE_SIGNAL: USR1, SIGUSR2, RTMIN+3 or a number. */
+static void load_signal(void)
+{
+    const char *s = getenv("BUDDY_THREAD_POOL_PROFILE_SIGNAL");
+    if (s == NULL || s[0] == '\0')
+        return;
+    const char *name = strncmp(s, "SIG", 3) == 0 ? s + 3 : s;
+    long long v = -1;
+    if (strcmp(name, "USR1") == 0)
+        v = SIGUSR1;
+    else if (strcmp(name, "USR2") == 0)
+        v = SIGUSR2;
+    else if (strcmp(name, "HUP") == 0)
+        v = SIGHUP;
+    else if (strncmp(name, "RTMIN+", 6) == 0 && parse_int(name + 6, 0, SIGRTMAX - SIGRTMIN, &v) == 0)
+        v += SIGRTMIN;
+    else if (parse_int(name, 1, SIGRTMAX, &v) != 0)
+        v = -1;
+    /* not one that cannot be caught, that a fault raises, or that the
+     * program's own workings send */
+    static const int refused[] = {SIGKILL, SIGSTOP, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+                                  SIGTRAP, SIGSYS, SIGABRT, SIGCHLD, SIGPIPE, SIGALRM};
+    for (size_t i = 0; v > 0 && i < sizeof refused / sizeof refused[0]; i++)
+        if (v == refused[i])
+            v = -1;
+    if (v < 0) {
+        bp_warn("BUDDY_THREAD_POOL_PROFILE_SIGNAL='%s' is not a signal to dump on (USR1, "
+                "USR2, HUP, RTMIN+N or a number from 1 to %d that no fault, child or timer "
+                "raises); no dumps on a signal", s, SIGRTMAX);
+        return;
+    }
+    bp_config.profile_signal = (int)v;
+}
+
+static void load_profile(void)
+{
+    load_flag("BUDDY_THREAD_POOL_PROFILE", &bp_config.profile);
+    load_count("BUDDY_THREAD_POOL_PROFILE_SLOTS", 1, 1 << 24, &bp_config.profile_slots);
+    load_count("BUDDY_THREAD_POOL_PROFILE_CALLERS", 0, BP_MAX_CALLERS,
+               &bp_config.profile_callers);
+    load_count("BUDDY_THREAD_POOL_PROFILE_STEPS", 1, 1 << 16, &bp_config.profile_steps);
+    load_signal();
+    static char out_path[4096], trace_path[4096];
+    bp_config.profile_out = load_path("BUDDY_THREAD_POOL_PROFILE_OUT", out_path,
+                                      sizeof out_path, "writing no JSON profile");
+    bp_config.trace_out = load_path("BUDDY_THREAD_POOL_TRACE", trace_path, sizeof trace_path,
+                                    "writing no trace");
+    load_count("BUDDY_THREAD_POOL_TRACE_EVENTS", 16, 1 << 24, &bp_config.trace_events);
+}
+
+static void load_all(void)
+{
+    int limit = 0, omp_limit = 0;
+    load_threads("BUDDY_THREAD_POOL_THREADS", &limit, "using no limit");
+    load_threads("OMP_THREAD_LIMIT", &omp_limit, "ignoring it");
+    if (omp_limit > 0 && (limit == 0 || omp_limit < limit))
+        limit = omp_limit;
+    bp_config.thread_limit = limit;
+    load_num_threads();
+    load_misc_icvs();
+    load_stacksize();
+    load_wait_policy();
+    load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
+    load_proc_bind();
+    load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
+    load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
+    load_schedule();
+    load_profile();
+}
+
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+void bp_config_load(void)
+{
+    pthread_once(&config_once, load_all);
+}
+
+int bp_config_max_threads(void)
+{
+    bp_config_load();
+    int max = bp_config.thread_limit > 0 ? bp_config.thread_limit : BP_MAX_THREADS;
+    return max < BP_MAX_THREADS ? max : BP_MAX_THREADS;
+}
+
+/* ---- the ICVs of the whole program that calls may change ---------------- */
+
+/* nteams-var and teams-thread-limit-var: OMP_NUM_TEAMS and
+ * OMP_TEAMS_THREAD_LIMIT, then omp_set_num_teams and
+ * omp_set_teams_thread_limit (teams.c). 0: unset. */
+static _Atomic int nteams_var = -1, teams_thread_limit_var = -1;
+
+static int league_var(_Atomic int *v, int from_env)
+{
+    int x = atomic_load_explicit(v, memory_order_relaxed);
+    if (x < 0) { /* not yet set by a call: the environment's */
+        bp_config_load();
+        x = from_env;
+    }
+    return x;
+}
+
+int bp_nteams_var(void) { return league_var(&nteams_var, bp_config.nteams); }
+
+int bp_teams_thread_limit_var(void)
+{
+    return league_var(&teams_thread_limit_var, bp_config.teams_thread_limit);
+}
+
+void bp_set_nteams_var(int n)
+{
+    /* relaxed: an ICV, read without ordering against anything else */
+    atomic_store_explicit(&nteams_var, n, memory_order_relaxed);
+}
+
+void bp_set_teams_thread_limit_var(int n)
+{
+    /* relaxed: as above */
+    atomic_store_explicit(&teams_thread_limit_var, n, memory_order_relaxed);
+}
+
+int bp_thread_limit_var(const struct bp_icv *icv)
+{
+    if (icv->thread_limit > 0) /* set by a teams construct */
+        return icv->thread_limit;
+    bp_config_load();
+    if (bp_config.thread_limit <= 0)
+        return INT_MAX;
+    return bp_config.thread_limit < BP_MAX_THREADS ? bp_config.thread_limit : BP_MAX_THREADS;
+}

@@ -1,0 +1,434 @@
+/* fork.c: teams. A region's fork makes its caller thread 0 and starts the
+ * workers on it, its join waits for them; a region of one thread runs on
+ * its caller alone. The team's state (numbers, nesting, the implicit task's
+ * ICVs) lives in each thread's bp_thread and is saved and given back around
+ * a region. The pool's threads and slots are pool.c's (pool.h).
+ *
+ * Team sizes. A region asks for the num_threads clause, else its task's
+ * nthreads-var (omp_set_num_threads, OMP_NUM_THREADS), else the default: one
+ * thread per allowed CPU. An explicit request is honoured beyond the CPUs,
+ * as libgomp and libomp do (programs whose threads wait for each other need
+ * the team they asked for): workers past the CPUs share them and wait
+ * politely (they yield from the start), and while such a team runs every
+ * waiter does. The limits (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT,
+ * BP_MAX_THREADS) cap every team; dyn-var true caps it at the CPUs.
+ *
+ * Nesting. Up to max-active-levels-var enclosing regions of a thread are
+ * active (have more than one thread): a nested region forked inside fewer
+ * gets its team as an outermost one does (team.c), one forked inside that
+ * many runs on its caller alone. A region forked inside inactive ones only
+ * (num_threads(1), if(0)) is active and gets its full team, as in libgomp
+ * and libomp: libraries that plan shares with omp_get_max_threads() rely on
+ * it. Each team records the active region enclosing it (team->up_*), which
+ * the ancestor queries walk (bp_ancestor). In the profile a nested team
+ * is inside its outermost region's wall time, which is reported as the team
+ * of one it is (the nested team's own waits and iterations are not counted).
+ *
+ * Episodes. Every thread counts barrier episodes in bp_thread.epoch; a region
+ * starts all its threads at the pool's count (epoch_base) and its end (the
+ * join) is one more episode. A word set to episode e is awaited as == e (or
+ * as reached, for the barrier's rounds); words are at most one episode
+ * ahead of their readers and the rest lie behind, so a value left from an
+ * earlier region is never mistaken for a current one. Words hold the low 32
+ * bits of the episode; thread 0 counts in 64 bits, and at a fork 2^30 or
+ * more episodes after the last refresh it brings all words up to the
+ * current episode (a new worker's start there too), so none falls so far
+ * behind that 32-bit wrapping makes it look current.
+ *
+ * A worker waits for its start block in pool.c, which hands it to
+ * worker_share here: the worker's half of the region. The start of the
+ * workers and the gathering of their arrivals, flat or as a tree, are
+ * go.c's. A region tells the listeners (hooks.h) when it
+ * begins, when its team is made or grown, when its workers are about to
+ * start, and when its join begins and ends; a worker, when its share
+ * begins and ends. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "pool.h"
+#include "../prim.h"
+#include "team.h"
+
+/* The ICVs of the implicit tasks of a region at `level` forked by a task
+ * with `parent`'s. */
+static struct bp_icv child_icv(const struct bp_icv *parent, int level)
+{
+    struct bp_icv c = *parent;
+    if (level < bp_config.nthreads_levels)
+        c.nthreads = bp_config.nthreads_list[level];
+    if (level < bp_config.bind_levels)
+        c.proc_bind = bp_config.bind_list[level];
+    return c;
+}
+
+/* The worker's half of a region: what a pool worker does with a start
+ * block it was given (pool.c waits for it and says when it is done).
+ * Its state becomes thread tid's of the team, with a new implicit task; it
+ * runs its share, then the region's tasks still queued, gathers its
+ * subtree in a large team, and arrives at the join. */
+static void worker_share(struct bp_slot *slot)
+{
+    struct bp_thread *t = &bp_tls;
+    struct bp_go *go = &slot->go;
+    struct bp_implicit_task implicit; /* its implicit task in the region */
+    bp_run_fn run = go->run;
+    struct bp_team *team = go->team;
+    int tid = go->tid, team_size = go->team_size;
+    struct bp_member *me = &team->members[tid];
+    /* a region, or thread 0's call back to help with its tasks
+     * (taskteam.c), which is part of its region */
+    int help = run == bp_tasks_help;
+    bp_hook_share_begin(team->listen, go->level, tid, help);
+    if (team_size >= BP_TREE_JOIN) /* a large team's fork goes on down the tree */
+        bp_fork_children(go);
+    t->tid = tid;
+    t->team_size = team_size;
+    t->team_ptr = team;
+    t->team_loops = team->loops;
+    t->level = go->level;
+    t->active_level = team->active_level;
+    t->act_level = go->level;
+    t->act_tid = tid;
+    t->act_team = team_size;
+    t->act_ptr = team;
+    t->part_first = slot->part_first;
+    t->part_count = slot->part_count;
+    t->place = slot->place;
+    t->epoch = go->epoch_base;
+    t->singles = 0;
+    t->ws_red_depth = 0;
+    t->constructs = 0;
+    /* a new implicit task: the team's ICVs, published with the go */
+    bp_task_icvs(t, &team->icv);
+    bp_task_implicit(t, &implicit);
+    if (!help)
+        bp_display_affinity(t);
+    run(tid, go->ctx);
+    /* relaxed: a hint; bp_tasks_pending acquires the completions */
+    if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+        bp_tasks_pending(team) != 0)
+        bp_tasks_drain(t); /* the region's tasks, before it arrives */
+    bp_task_deps_free(&implicit.task); /* its children are complete */
+    /* what the listener writes now, the join's release publishes */
+    bp_hook_share_end(team->listen, go->level, tid, help);
+    /* in the region still: the waits run the team's tasks */
+    uint32_t end = (uint32_t)(t->epoch + 1);
+    uint32_t used = t->constructs | t->singles;
+    if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
+        used |= bp_join_children(team, tid, team_size, end, bp_tasks_poll, t);
+    t->level = 0;
+    t->active_level = 0;
+    t->act_level = 0;
+    t->act_ptr = NULL;
+    t->tid = 0;
+    t->team_size = 1;
+    t->team_ptr = NULL;
+    t->team_loops = NULL;
+    t->task = NULL;
+    t->epoch++;
+    me->used_shared = used;
+    /* release: a cancelled region's join reads it, not arrive, which a
+     * given-up reduction may have set to the same episode (go.c) */
+    atomic_store_explicit(&me->joined, end, memory_order_release);
+    /* the join, publishing used_shared */
+    bp_flag_set(&me->arrive, end);
+}
+
+/* The pool's workers serve regions with worker_share: told at the first
+ * fork, before any team is taken (the only way a worker is started), along
+ * with the pool's configuration. */
+static pthread_once_t ready_once = PTHREAD_ONCE_INIT;
+
+static void ready(void)
+{
+    bp_pool_ensure_init();
+    bp_pool_serve(worker_share);
+}
+
+static inline void fork_ready(void) { pthread_once(&ready_once, ready); }
+
+/* Team size a region forked now by t asks for, before the caps. */
+static int requested_threads(struct bp_thread *t)
+{
+    fork_ready();
+    if (t->pushed_threads > 0)
+        return t->pushed_threads;
+    int n = bp_icv(t)->nthreads;
+    return n > 0 ? n : bp_pool.default_team;
+}
+
+/* The team a region that asks for n threads gets from t's task: at most the
+ * cap, at most the CPUs under dyn-var, at most a teams construct's cap for
+ * its teams' regions, one thread when the task may start no
+ * further active level. */
+static int team_size_for(struct bp_thread *t, int n)
+{
+    const struct bp_icv *icv = bp_icv(t);
+    int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    if (icv->dynamic && max > bp_pool.default_team)
+        max = bp_pool.default_team;
+    if (icv->team_cap > 0 && max > icv->team_cap)
+        max = icv->team_cap; /* a region in a team of a teams construct */
+    if (t->active_level >= icv->max_active_levels)
+        max = 1;
+    return n < max ? n : max;
+}
+
+int bp_region_size(struct bp_thread *t, int team_size)
+{
+    fork_ready(); /* the caps need the pool's limits */
+    int n = team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
+    return n > 0 ? n : 1;
+}
+
+static void save_team(const struct bp_thread *t, struct team_state *s) { *s = t->team; }
+
+static void restore_team(struct bp_thread *t, const struct team_state *s)
+{
+    bp_loop_discard(&t->loop); /* what a team of one's construct kept */
+    t->team = *s;
+}
+
+/* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
+ * from the one that forks it; the team's loops follow its runtime schedule. */
+static void begin_task(struct bp_thread *t, const struct bp_icv *icv,
+                       struct bp_implicit_task *implicit)
+{
+    bp_task_icvs(t, icv);
+    bp_task_implicit(t, implicit);
+    t->tid = 0;
+    t->level++;
+    t->singles = 0;
+    t->ws_red_depth = 0;
+    t->constructs = 0;
+    t->team_ptr = NULL; /* a team of one shares nothing */
+    t->team_loops = NULL;
+    /* in no worksharing construct yet; the enclosing task's loop, with any
+     * memory it keeps, is in the saved state and comes back whole */
+    memset(&t->loop, 0, sizeof t->loop);
+}
+
+/* Enter and leave the state of a region of one thread on the caller. */
+static void serial_enter(struct bp_thread *t, struct bp_fork_frame *f)
+{
+    struct bp_icv icv = child_icv(bp_icv(t), t->level + 1);
+    save_team(t, &f->saved);
+    begin_task(t, &icv, &f->implicit);
+    t->team_size = 1;
+    bp_display_affinity(t);
+}
+
+/* Once per process: a team larger than the CPUs. */
+static void warn_oversubscribed(int team_size)
+{
+    static _Atomic int warned;
+    /* relaxed: only the one warning depends on it */
+    if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+        bp_warn("a team of %d threads on %d allowed CPUs: the threads beyond the CPUs share "
+                "them and wait politely (yield, then sleep); this is said once", team_size,
+                bp_pool.ncpus);
+}
+
+/* While two teams or more have been made, waits are polite when the threads
+ * of the running teams outnumber the CPUs; with one team, when it does. */
+static void count_busy(int delta)
+{
+    int busy = atomic_fetch_add_explicit(&bp_pool.busy_threads, delta, memory_order_relaxed) +
+               delta;
+    int over = busy > bp_pool.ncpus;
+    /* relaxed: a hint to waits */
+    if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+        atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
+}
+
+/* The threads a region adds to the running teams': all of an outermost
+ * one's, a nested one's but its thread 0, which its enclosing team counts. */
+static int busy_of(const struct bp_fork_frame *f)
+{
+    return f->outermost ? f->team_size : f->team_size - 1;
+}
+
+/* Start workers 1..team_size-1 of the team on the region and make the caller
+ * its thread 0. */
+static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn run, void *ctx,
+                       size_t ctx_size, const void *fn)
+{
+    struct bp_team *team = f->team;
+    int team_size = f->team_size;
+    uint64_t epoch_base = team->epoch;
+    if (epoch_base - team->refreshed >= (uint64_t)1 << 30)
+        bp_team_refresh_words(team);
+    int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
+    int level = t->level + 1;
+    const struct bp_icv *parent = bp_icv(t);
+    int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
+    struct bp_icv icv = child_icv(parent, level);
+    /* the line the workers read at their start: written when it changes */
+    if (memcmp(&team->icv, &icv, sizeof icv) != 0)
+        team->icv = icv;
+    if (team->policy != policy || team->part_first != t->part_first ||
+        team->part_count != t->part_count || team->active_level != t->active_level + 1 ||
+        team->up_level != t->act_level || team->up_tid != t->act_tid ||
+        team->up_size != t->act_team || team->up_team != t->act_ptr) {
+        team->policy = policy;
+        team->part_first = t->part_first;
+        team->part_count = t->part_count;
+        team->active_level = t->active_level + 1;
+        team->up_level = t->act_level;
+        team->up_tid = t->act_tid;
+        team->up_size = t->act_team;
+        team->up_team = t->act_ptr;
+    }
+    /* relaxed: the count is a hint; teams_made only grows */
+    f->counted = atomic_load_explicit(&bp_pool.teams_made, memory_order_relaxed) > 1;
+    if (f->counted) {
+        count_busy(busy_of(f)); /* a nested team's thread 0 is counted already */
+    } else {
+        int over = team_size > bp_pool.ncpus;
+        if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
+            atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
+    }
+    /* The start block, in the team: bp_fork_children copies it to the
+     * workers thread 0 starts (all of them, or its tree children). */
+    struct bp_go *own = &team->go0;
+    own->run = run;
+    own->ctx = copy ? memcpy(own->inline_ctx, ctx, ctx_size) : ctx;
+    own->team = team;
+    own->tid = 0;
+    own->team_size = team_size;
+    own->epoch_base = (uint32_t)epoch_base;
+    own->level = level;
+    bp_hook_fork(team->listen, level, team_size, fn);
+    bp_fork_children(own);
+    save_team(t, &f->saved);
+    begin_task(t, &icv, &f->implicit);
+    if (policy == 4)
+        bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
+    t->team_size = team_size;
+    t->team_ptr = team;
+    t->team_loops = team->loops;
+    t->active_level++;
+    t->act_level = level;
+    t->act_tid = 0;
+    t->act_team = team_size;
+    t->act_ptr = team;
+    t->epoch = epoch_base;
+}
+
+/* The join: wait for workers 1..team_size-1 to finish the region. */
+static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
+{
+    struct bp_team *team = f->team;
+    bp_hook_join_begin(t->level);
+    uint32_t used = bp_tasks_join(t, team, f->team_size, t->constructs | t->singles);
+    team->epoch = t->epoch;
+    if (bp_config.cancellation)
+        bp_cancel_clear(team);
+    if (f->counted) {
+        count_busy(-busy_of(f));
+    } else if (f->team_size > bp_pool.ncpus) {
+        /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
+        atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
+    }
+    /* Clear the team's shared loop and single state for the next region, now
+     * that no thread uses it; a region that used none skips this. The next
+     * go publishes the stores. */
+    if (used != 0) {
+        bp_loops_reset(team->loops);
+        atomic_store_explicit(&team->singles_claimed, 0, memory_order_relaxed);
+    }
+    bp_hook_join_end(&f->hook, team->listen, t->level, f->team_size);
+}
+
+void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
+                   size_t ctx_size, const void *fn)
+{
+    struct bp_thread *t = &bp_tls;
+    fork_ready();
+    if (bp_config.pin_caller && t->level == 0)
+        bp_bind_caller();
+    if (team_size <= 0)
+        team_size = requested_threads(t);
+    t->pushed_threads = 0;
+    team_size = team_size_for(t, team_size);
+    f->outermost = t->level == 0;
+    f->team_size = 1;
+    f->team = NULL;
+    /* No region takes a lock: each runs on a team of its own (team.c). */
+    bp_hook_region_begin(&f->hook, t->level + 1, fn);
+    /* acquire: pairs with the destructor's release of shut_down */
+    if (team_size > 1 && !atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire)) {
+        int got = 1, slow = 0;
+        f->team = bp_team_take(t, t->level + 1, team_size, &got, &slow);
+        if (slow) /* made or grew its team */
+            bp_hook_team_obtained(t->level + 1);
+        team_size = got; /* fewer when the pool could start no more workers */
+        if (team_size <= 1 && f->team != NULL) {
+            bp_team_put(t, f->team);
+            f->team = NULL;
+        }
+        if (f->team != NULL && f->outermost && bp_config.pin && !bp_config.pin_caller)
+            bp_team_follow_caller(f->team);
+        if (team_size > bp_pool.ncpus)
+            warn_oversubscribed(team_size);
+        f->team_size = team_size;
+    }
+    if (f->team_size > 1) {
+        team_enter(t, f, run, ctx, ctx_size, fn);
+        bp_display_affinity(t);
+    } else {
+        serial_enter(t, f);
+    }
+}
+
+void bp_fork_end(struct bp_fork_frame *f)
+{
+    struct bp_thread *t = &bp_tls;
+    if (f->team_size > 1) {
+        team_leave(t, f);
+    } else {
+        bp_taskwait(t); /* a detached task's event may be pending */
+        bp_task_deps_free(bp_task_current(t));
+        bp_hook_join_end(&f->hook, NULL, t->level, 1);
+    }
+    restore_team(t, &f->saved);
+    if (f->team != NULL) /* after the join's hook: its figures are the team's */
+        bp_team_put(t, f->team);
+}
+
+void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)
+{
+    struct bp_fork_frame f;
+    bp_fork_begin(&f, team_size, run, ctx, ctx_size, fn);
+    run(0, ctx);
+    bp_fork_end(&f);
+}
+
+/* A serialized region is a region of one thread whose caller runs the body
+ * itself between the two calls: bp_fork's halves with a team of one. */
+struct bp_serial {
+    struct bp_serial *prev;
+    struct bp_fork_frame frame;
+};
+
+void bp_serial_begin(struct bp_thread *t, const void *fn)
+{
+    struct bp_serial *s = malloc(sizeof *s);
+    if (s == NULL)
+        bp_fatal("__kmpc_serialized_parallel: out of memory");
+    bp_fork_begin(&s->frame, 1, NULL, NULL, 0, fn);
+    s->prev = t->serial;
+    t->serial = s;
+}
+
+void bp_serial_end(struct bp_thread *t)
+{
+    struct bp_serial *s = t->serial;
+    if (s == NULL)
+        bp_fatal("__kmpc_end_serialized_parallel: no serialized region is open");
+    t->serial = s->prev;
+    bp_fork_end(&s->frame);
+    free(s);
+}

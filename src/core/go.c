@@ -1,0 +1,105 @@
+/* go.c: how a team's workers are started and how their arrivals are
+ * gathered, for a region (fork.c) and for thread 0's call back to help with
+ * tasks (taskteam.c). It knows the start block and the members' words
+ * (team.h) and the pool's slots (pool.h), and takes from its caller what
+ * the join's waits do meanwhile (poll: run a queued task).
+ *
+ * Fork: thread 0 writes the start block (what to run, the context, the
+ * team) in its team (team->go0), copies it to each worker's slot, beside
+ * that worker's go flag, and publishes the flags, then checks for sleepers
+ * behind one fence.
+ * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
+ * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
+ * and worker i, woken, copies its own block to its children
+ * (BP_JOIN_FANOUT * i + 1 on) and starts them before it runs the region, so
+ * thread 0 writes a handful of lines instead of one per worker and the
+ * start spreads over the team in log4 steps. go_count, the value a slot's
+ * go flag was last set to, is written by whoever starts that worker; the
+ * joins in between order those writes (each starter saw the last join).
+ *
+ * Join: workers set arrive; thread 0 waits for them and does not release.
+ * In a team of BP_TREE_JOIN threads or more the join is a tree of fan-out
+ * BP_JOIN_FANOUT: worker i first waits for its children (BP_JOIN_FANOUT *
+ * i + 1 on) and folds what they report (used_shared) into its own slot,
+ * then arrives; thread 0 waits for its own children only, so it reads a
+ * handful of lines instead of one per worker, and the arrivals of a large
+ * team are gathered in parallel (happens-before is transitive: what a
+ * grandchild published before its arrive is visible to thread 0 through
+ * its parent's). A small team keeps the flat join: a tree's levels would
+ * add hand-offs to a join that is one line per worker anyway. */
+#include <string.h>
+
+#include "../internal.h"
+#include "pool.h"
+#include "../prim.h"
+#include "team.h"
+
+/* The threads thread tid starts at the fork and waits for at the join:
+ * [first, *end), maybe empty. A large team's tree children; in a small
+ * team, every worker for thread 0 and none for the others (flat). */
+static int children(int tid, int team_size, int *end)
+{
+    if (team_size < BP_TREE_JOIN) {
+        *end = tid == 0 ? team_size : 1;
+        return 1;
+    }
+    int first = BP_JOIN_FANOUT * tid + 1;
+    *end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
+    return first;
+}
+
+void bp_fork_children(const struct bp_go *from)
+{
+    int team_size = from->team_size, end;
+    int first = children(from->tid, team_size, &end);
+    if (first >= end)
+        return;
+    struct bp_team *team = from->team;
+    int inline_ctx = from->ctx == from->inline_ctx;
+    for (int i = first; i < end; i++) {
+        struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
+        struct bp_go *go = &slot->go;
+        go->run = from->run;
+        go->ctx = inline_ctx ? memcpy(go->inline_ctx, from->inline_ctx, BP_INLINE_CTX)
+                             : from->ctx;
+        go->team = team;
+        go->tid = i;
+        go->team_size = team_size;
+        go->epoch_base = from->epoch_base;
+        go->level = from->level;
+        int part_first = team->part_first, part_count = team->part_count;
+        if (team->policy == 4) /* spread divides the partition */
+            bp_place_partition(team->policy, i, team_size, &part_first, &part_count);
+        if (slot->part_first != part_first || slot->part_count != part_count) {
+            slot->part_first = part_first;
+            slot->part_count = part_count;
+        }
+        /* release: publishes the start block and every word its starter
+         * saw (thread 0's ICVs and episode words, transitively) */
+        bp_flag_publish(&go->flag, ++slot->go_count);
+    }
+    /* Then the sleepers: one fence for them all (wait.c). */
+    bp_flag_publish_fence();
+    for (int i = first; i < end; i++)
+        bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
+}
+
+uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
+                          int (*poll)(void *), void *arg)
+{
+    uint32_t used = 0;
+    int last;
+    for (int c = children(tid, team_size, &last); c < last; c++) {
+        struct bp_member *m = &team->members[c];
+        bp_flag_wait_poll(&m->arrive, end, 0, &team->tasking, poll, arg);
+        /* A cancelled region: a worker's given-up reduction set its arrive
+         * to the join's episode too (barrier.c); its `joined` tells. The
+         * joiner gave up that reduction or skipped it, so it sees the
+         * cancellation (acquire: what the worker wrote before it joined). */
+        if (bp_config.cancellation &&
+            atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+            bp_wait_word(&m->joined, end);
+        used |= m->used_shared; /* its subtree's, folded before it arrived */
+    }
+    return used;
+}

@@ -1,0 +1,162 @@
+/* life.c: what happens once per process, and the only file that starts and
+ * ends every module: the runtime's start-up (at the first region, or the
+ * first query that needs the pool's figures), the fork() handlers, and the
+ * destructor that stops and joins the workers when the library is unloaded
+ * or the process exits. The modules below it offer their own start, fork()
+ * and end steps (pool.c, team.c, places.c, wait.c, taskmem.c) and the
+ * listeners theirs through hooks.h; life.c calls them in order and nothing
+ * below calls life.c but for its start.
+ *
+ * Start-up is lazy, as libomp's: the environment is read, the waits' pair
+ * chosen, the CPUs and places found and the pool's memory reserved when a
+ * region or a query first needs them, not when the library is loaded, so a
+ * program that sets OMP_* in main before its first region is obeyed, and a
+ * process that never uses the runtime (a wrapper such as `timeout` under
+ * the same environment) starts nothing and reports nothing. */
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "../internal.h"
+#include "pool.h"
+#include "team.h"
+
+static void atfork_prepare(void)
+{
+    bp_hook_atfork_prepare(bp_tls.level > 0);
+    bp_teams_lock(); /* no team is half made in the child */
+    bp_pool_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+    bp_pool_atfork_parent();
+    bp_teams_unlock();
+    bp_hook_atfork_parent();
+}
+
+/* The child has only the thread that called fork(): the workers did not
+ * come along, and the pool starts again from one thread. */
+static void atfork_child(void)
+{
+    bp_pool_atfork_child();
+    /* relaxed: a hint to waits, and no other thread runs */
+    atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
+    bp_teams_fork_child(); /* the teams' workers did not come along */
+    bp_wait_fork_child();
+    bp_taskmem_fork_child();
+    bp_hook_atfork_child();
+}
+
+/* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
+ * start's once-routine, which omp_display_env's queries enter again. */
+static void display_env_once(void)
+{
+    static _Atomic int displayed;
+    /* relaxed: only the one display depends on it */
+    if (atomic_load_explicit(&displayed, memory_order_relaxed) == 0 &&
+        atomic_exchange_explicit(&displayed, 1, memory_order_relaxed) == 0)
+        bp_display_env(bp_config.display_env == 2, bp_pool.default_team);
+}
+
+static void start(void)
+{
+    bp_config_load();
+    /* before any worker exists, so before any flag is set or waited for */
+    bp_wait_choose(__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) > 0);
+    cpu_set_t set;
+    int n = bp_allowed_cpus(&set);
+    if (n <= 0) {
+        n = 1;
+        CPU_ZERO(&set);
+        CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
+    }
+    int places_failed = bp_places_init(&set);
+    int max = bp_config_max_threads();
+    int def = n;
+    if (bp_config.oversubscribe && bp_config.thread_limit > 0)
+        def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
+    if (def > max)
+        def = max;
+    if (bp_pool_setup(n, places_failed ? 1 : max, places_failed ? 1 : def) != 0 ||
+        places_failed)
+        bp_warn("out of memory starting the pool; regions run on one thread");
+    bp_hook_start(); /* the listeners, if the profile's calls have not started them */
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    /* release: the pool's set-up before the destructor acts on it */
+    atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
+}
+
+void bp_pool_ensure_init(void)
+{
+    pthread_once(&bp_pool.init_once, start);
+    if (__builtin_expect(bp_config.display_env != 0, 0))
+        display_env_once();
+}
+
+int bp_max_team(void)
+{
+    bp_pool_ensure_init();
+    return atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+}
+
+int bp_default_team(void)
+{
+    bp_pool_ensure_init();
+    return bp_pool.default_team;
+}
+
+int bp_pool_cpus(void)
+{
+    bp_pool_ensure_init();
+    return bp_pool.ncpus;
+}
+
+void bp_pool_test_set_epoch(uint64_t epoch)
+{
+    bp_pool_ensure_init();
+    bp_teams_test_set_epoch(epoch);
+}
+
+/* Stop and join the workers before the library's code goes away (dlclose)
+ * or the process exits, and let the listeners report (hooks.h: the profile
+ * is printed). Regions that start later run on their caller alone. Joining
+ * is skipped where it cannot finish: when the destructor runs inside a
+ * region (exit() from region code: on its thread 0 the profile is still
+ * printed, as it is complete up to that region), or when another thread's
+ * region does not end within a second; at process exit the kernel ends
+ * those threads. */
+__attribute__((destructor)) static void stop(void)
+{
+    /* seq_cst: pairs with the acquire in bp_fork, and with the team's
+     * state in bp_team_take (team.c); from now on regions run serially */
+    atomic_store_explicit(&bp_pool.shut_down, 1, memory_order_seq_cst);
+    /* A process that never used the runtime (a wrapper such as `timeout`
+     * under the same environment) has nothing to stop and nothing to say. */
+    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
+        return;
+    if (bp_hook_exit_busy()) /* exit() from a listener's own work: nothing to add */
+        return;
+    if (bp_tls.level > 0) {
+        /* exit() from a region's code: the profile is complete up to the
+         * regions still running, whose threads go on */
+        bp_hook_exit_in_region();
+        return;
+    }
+    bp_hook_exit_begin();
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    if (!bp_teams_stop(&deadline)) {
+        bp_hook_exit_abandon();
+        return;
+    }
+    if (!bp_hook_exit_lock(&deadline))
+        return;
+    bp_pool_stop(); /* every team is out of use: no worker runs */
+    bp_teams_free_all();
+    bp_hook_exit_report();
+    bp_pool_free();
+    bp_places_free();
+}

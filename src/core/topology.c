@@ -1,0 +1,203 @@
+/* topology.c: what the machine tells of its CPUs, from sysfs
+ * (/sys/devices/system): which core, package, NUMA node and last-level
+ * cache each CPU belongs to. places.c groups CPUs into places with it. The
+ * root of the tree can be moved (bp_topo_set_root) so that tests read fake
+ * trees.
+ *
+ * The pool's own order. Without OMP_PLACES the pool has one place per
+ * allowed CPU, and worker i takes the i-th place after the caller's, so the
+ * order of those places is the placement of a team. It is: one CPU of each
+ * physical core before any second SMT thread of a core (two threads on one
+ * core share its execution units: a decode step's matrix-vector products
+ * run at about half speed there), and within that the CPUs of one NUMA node
+ * together, nodes in order, so that a team that fits in a node's cores
+ * stays there (places.c's bp_place_near takes a team's places from its
+ * caller's on in this order). CPU numbering does not tell this by itself: Intel numbers a
+ * core's siblings n and n + cores, AMD and most Arm parts n and n + 1, and
+ * a two-node machine may interleave its nodes' CPUs. A machine that tells
+ * nothing (no sysfs) keeps CPU order. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+
+static const char *root = "/sys/devices/system";
+/* Each CPU's NUMA node, read once (every node's cpulist); -1: not yet. */
+static long *node_of;
+
+void bp_topo_free(void)
+{
+    free(node_of);
+    node_of = NULL;
+}
+
+void bp_topo_set_root(const char *path)
+{
+    root = path;
+    bp_topo_free();
+}
+
+/* A CPU list as sysfs writes it ("0-3,8,10-11") into *set; 0 if unreadable. */
+int bp_read_cpu_list(const char *path, cpu_set_t *set)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    CPU_ZERO(set);
+    for (char *p = line; ok && *p && *p != '\n';) {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || a < 0)
+            return 0;
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a)
+                return 0;
+        }
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, set);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return ok && CPU_COUNT(set) > 0;
+}
+
+
+/* Read every node's CPU list; a CPU no node lists (no NUMA information)
+ * is on node 0. 0, or -1 when out of memory. */
+static int load_nodes(void)
+{
+    if (node_of != NULL)
+        return 0;
+    node_of = calloc(CPU_SETSIZE, sizeof *node_of);
+    if (node_of == NULL)
+        return -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/node", root);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        char *end;
+        long node = strncmp(e->d_name, "node", 4) == 0 ? strtol(e->d_name + 4, &end, 10) : -1;
+        if (node < 0 || end == e->d_name + 4 || *end != '\0')
+            continue;
+        cpu_set_t set;
+        snprintf(path, sizeof path, "%s/node/node%ld/cpulist", root, node);
+        if (!bp_read_cpu_list(path, &set))
+            continue;
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+            if (CPU_ISSET(cpu, &set))
+                node_of[cpu] = node;
+    }
+    if (d != NULL)
+        closedir(d);
+    return 0;
+}
+
+/* The number in a sysfs file, or -1. */
+static long sysfs_number(const char *fmt, int cpu)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s", root);
+    snprintf(path + strlen(path), sizeof path - strlen(path), fmt, cpu);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* The key that groups CPUs into places of one kind; CPUs whose key the
+ * machine does not tell are places of their own. */
+long bp_topo_group_key(const char *kind, int cpu)
+{
+    if (strcmp(kind, "threads") == 0)
+        return cpu;
+    long pkg = sysfs_number("/cpu/cpu%d/topology/physical_package_id", cpu);
+    if (strcmp(kind, "sockets") == 0)
+        return pkg >= 0 ? pkg : cpu;
+    if (strcmp(kind, "cores") == 0) {
+        long core = sysfs_number("/cpu/cpu%d/topology/core_id", cpu);
+        return pkg >= 0 && core >= 0 ? (pkg << 20) | core : -1 - cpu;
+    }
+    if (strcmp(kind, "numa_domains") == 0)
+        return load_nodes() == 0 ? node_of[cpu] : 0;
+    /* ll_caches: the first CPU sharing the highest-level cache */
+    long best_level = -1, key = -1 - cpu;
+    for (int i = 0; i < 8; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/cpu/cpu%d/cache/index%d/level", root, cpu, i);
+        FILE *f = fopen(path, "r");
+        long level;
+        if (f == NULL)
+            break;
+        int ok = fscanf(f, "%ld", &level) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "%s/cpu/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
+        f = fopen(path, "r");
+        long first;
+        if (f == NULL)
+            continue;
+        if (ok && fscanf(f, "%ld", &first) == 1 && level > best_level) {
+            best_level = level;
+            key = first;
+        }
+        fclose(f);
+    }
+    return key;
+}
+
+struct cpu_rank {
+    int cpu;
+    long smt, node; /* the CPU's rank among its core's allowed CPUs, its node */
+};
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct cpu_rank *x = a, *y = b;
+    if (x->smt != y->smt)
+        return x->smt < y->smt ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->cpu - y->cpu;
+}
+
+int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, int max)
+{
+    struct cpu_rank *r = malloc(sizeof *r * CPU_SETSIZE);
+    long *core = malloc(sizeof *core * CPU_SETSIZE);
+    if (r == NULL || core == NULL) {
+        free(r);
+        free(core);
+        return -1;
+    }
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < max; cpu++) {
+        if (!CPU_ISSET(cpu, allowed))
+            continue;
+        core[n] = bp_topo_group_key("cores", cpu);
+        long rank = 0;
+        for (int k = 0; k < n; k++)
+            rank += core[k] == core[n]; /* an unknown core's key is its own */
+        r[n] = (struct cpu_rank){cpu, rank, bp_topo_group_key("numa_domains", cpu)};
+        n++;
+    }
+    qsort(r, (size_t)n, sizeof *r, by_rank);
+    for (int k = 0; k < n; k++) {
+        cpus[k] = r[k].cpu;
+        smt[k] = r[k].smt;
+        node[k] = r[k].node;
+    }
+    free(r);
+    free(core);
+    return n;
+}

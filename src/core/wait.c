@@ -1,0 +1,448 @@
+/* wait.c: how a thread waits for a word to change: spin, then yield, then
+ * sleep in the kernel. Every wait in the pool (fork, barrier, join, critical
+ * sections) goes through here.
+ *
+ * Spinning is the fast path: a decode step's regions follow each other within
+ * microseconds, and a futex round trip costs several. A waiter spins with the
+ * pause hint while it reads the word, checking the clock every few hundred
+ * reads. After BP_YIELD_AFTER_NS it also calls sched_yield between reads, so
+ * that on an oversubscribed CPU the thread it waits for can run; when the
+ * running team has more threads than CPUs (bp_oversubscribed), or the waiter
+ * is a worker that shares its CPU with another (polite), it yields from the
+ * first read: pure spinning there only delays the thread it waits for.
+ * After bp_config.spin_ns it sleeps.
+ *
+ * Sleeping without a lost wake-up: the waiter increments `sleepers`, then
+ * re-reads `value`, then futex_waits on the value it read. The setter stores
+ * `value`, then reads `sleepers`. Each side's store must be seen before its
+ * load (Dekker), so that at least one side sees the other: either the
+ * waiter sees the new value and does not sleep, or the setter sees a
+ * sleeper and wakes it. futex_wait itself returns at once when the word no
+ * longer holds the value it was given. A setter with many flags to set (the
+ * fork) stores them all, then orders them before its loads once, then reads
+ * each `sleepers`.
+ *
+ * The order costs the setter a full fence (a seq_cst store is one on x86: a
+ * locked exchange), which waits for the line of `value` to be taken from its
+ * waiter's cache before the setter may go on. In a barrier of two threads
+ * each thread sets one flag and waits for the other's, so the fence puts
+ * one cache-line transfer before the other instead of beside it: on the
+ * 2-CPU AMD EPYC guest, BARRIER (bench/overhead) took 0.55-0.70 us with the
+ * fence and 0.32-0.39 without it. So on x86-64 and AArch64, when the kernel
+ * has membarrier (Linux 4.14) and threads spin before they sleep (see below
+ * for RISC-V), the pair is asymmetric, as
+ * userspace RCU's is: the setter only keeps the compiler from reordering
+ * (its store is a release, its load relaxed), and the waiter, about to
+ * sleep, calls membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a
+ * full fence on every CPU that runs a thread of the process. A setter whose
+ * load ran before that fence has its store visible after it, so the waiter
+ * reads the new value; one whose load ran after it sees the sleeper. The
+ * call costs the sleeper 20-25 us on that guest, after a spin of
+ * bp_config.spin_ns (2 ms by default). Under OMP_WAIT_POLICY=passive (no
+ * spin: every wait sleeps, and the setter's wake is a system call anyway),
+ * or without membarrier, setters fence as before. The choice is made once,
+ * when the pool starts (bp_wait_choose), before any worker exists and so
+ * before any flag is set or waited for: setters cannot change pairs while
+ * others wait. A kmp_set_blocktime(0) before the first region is seen
+ * there; one after it changes the spin, not the pair, and each of the
+ * sleeps that follow pays its membarrier.
+ *
+ * What a wait costs (its spinning, its sleep, the wakes a setter issues) it
+ * tells the listeners through the wait hooks (hooks.h); it keeps nothing
+ * of theirs. */
+#include <pthread.h>
+#include <sched.h>
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "../internal.h"
+#include "../prim.h"
+
+/* The pair is asymmetric (see above): setters do not fence, sleepers call
+ * membarrier. Written once by bp_wait_choose before any flag is used. */
+static int asymmetric;
+
+/* Where membarrier's fence is known to order a thread that the scheduler
+ * switches in meanwhile: x86-64 and AArch64. RISC-V kernels before 6.9
+ * lacked the barrier in switch_mm that this needs (and the library cannot
+ * tell them apart), so RISC-V, and any other architecture, keeps the
+ * symmetric pair. */
+#if defined(__linux__) && !defined(BP_PORTABLE_PRIMS) && defined(__NR_membarrier) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+static int membarrier(int cmd) { return (int)syscall(__NR_membarrier, cmd, 0, 0); }
+
+static int membarrier_register(void)
+{
+    return membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+}
+
+/* The sleeper's half: a full fence on every CPU that runs one of our
+ * threads. 0 when the kernel refused it. */
+static int membarrier_all(void) { return membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0; }
+#else
+static int membarrier_register(void) { return 0; }
+static int membarrier_all(void) { return 0; }
+#endif
+
+void bp_wait_choose(int spins)
+{
+    asymmetric = spins && membarrier_register();
+}
+
+int bp_wait_asymmetric(void) { return asymmetric; }
+
+#if !defined(__linux__) || defined(BP_PORTABLE_PRIMS)
+/* The portable futex (prim.h). No lost wake-up: the waiter checks the word
+ * and starts waiting under the mutex, and a waker takes the mutex after
+ * changing the word, so it either sees the waiter waiting or the waiter
+ * sees the new value. */
+static pthread_mutex_t futex_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t futex_cond = PTHREAD_COND_INITIALIZER;
+
+void bp_futex_wait(const void *addr, uint32_t expected)
+{
+    pthread_mutex_lock(&futex_mutex);
+    if (atomic_load((_Atomic uint32_t *)addr) == expected)
+        pthread_cond_wait(&futex_cond, &futex_mutex);
+    pthread_mutex_unlock(&futex_mutex);
+}
+
+void bp_futex_wait_ns(const void *addr, uint32_t expected, long ns)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at); /* the condition variable's clock */
+    at.tv_nsec += ns;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&futex_mutex);
+    if (atomic_load((_Atomic uint32_t *)addr) == expected)
+        pthread_cond_timedwait(&futex_cond, &futex_mutex, &at);
+    pthread_mutex_unlock(&futex_mutex);
+}
+
+void bp_futex_wake(const void *addr, int n)
+{
+    (void)addr;
+    (void)n;
+    pthread_mutex_lock(&futex_mutex);
+    pthread_cond_broadcast(&futex_cond);
+    pthread_mutex_unlock(&futex_mutex);
+}
+
+static void futex_fork_child(void)
+{
+    /* a thread of the parent may have held them: the child has none */
+    pthread_mutex_init(&futex_mutex, NULL);
+    pthread_cond_init(&futex_cond, NULL);
+}
+#else
+static void futex_fork_child(void) {}
+#endif
+
+void bp_wait_fork_child(void)
+{
+    futex_fork_child();
+    /* the child is a new process for membarrier: register it again, or
+     * fence as setters do without it (it has one thread: nobody sleeps) */
+    if (asymmetric && !membarrier_register())
+        asymmetric = 0;
+}
+
+enum {
+    BP_READS_PER_CLOCK = 256,      /* pause-and-read rounds between clock reads */
+    BP_READS_PER_CLOCK_YIELDING = 4, /* the same while yielding */
+    BP_YIELD_AFTER_NS = 50 * 1000, /* start yielding after 50 us */
+    BP_TIMED_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep, at most */
+};
+
+/* Has `value` reached `target`? Exactly, or (reached) at or past it in
+ * wrapping order. */
+static inline int flag_done(uint32_t value, uint32_t target, int reached)
+{
+    return reached ? (int32_t)(value - target) >= 0 : value == target;
+}
+
+_Atomic int bp_oversubscribed;
+static _Thread_local int polite; /* this thread always yields while it waits */
+
+void bp_wait_set_polite(int p) { polite = p; }
+
+/* The wait. With a watch word (tasks: bp_flag_wait_poll), each read that
+ * finds the flag unchanged also reads *watch, and while it is non-zero
+ * calls poll(arg), which may run a task; one that did starts the spin
+ * afresh. Such a wait does not sleep while *watch is set: work may appear
+ * in a queue, and no one would wake it for that. With a stop word (a
+ * cancellable barrier: bp_flag_wait_cancel), the wait gives up, returning
+ * 0, once *stop is non-zero; whoever sets it wakes the flag's sleepers
+ * after, which ends the sleep of one already in the kernel. The flag's
+ * value does not change, so a wake that falls between a sleeper's last
+ * read of *stop and its futex call is lost: such a sleep is timed (1 ms,
+ * doubling to BP_TIMED_SLEEP_MAX_NS), and the sleeper reads *stop again at
+ * each return. It returns 1 when the flag reached its target. */
+static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
+                            const _Atomic int *watch, int (*poll)(void *), void *arg,
+                            const _Atomic uint64_t *stop)
+{
+    if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
+        return 1;
+    /* relaxed: kmp_set_blocktime may change it while threads wait */
+    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
+    int oversubscribed =
+        polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+    int yielding = oversubscribed;
+    /* The clock is first read after one round of reads (a flag that is set
+     * within that round is seen without the delay of a clock read); when
+     * yielding, a round of reads takes scheduler slices: time it too. */
+    int64_t start = oversubscribed ? bp_now_ns() : -1;
+    for (;;) {
+        /* yielding, a read can cost a scheduler slice: look at the clock
+         * after every few, so a busy machine does not stretch the spin */
+        int reads = yielding ? BP_READS_PER_CLOCK_YIELDING : BP_READS_PER_CLOCK;
+        for (int i = 0; i < reads; i++) {
+            bp_cpu_relax();
+            /* acquire: the setter's writes before its store become visible */
+            if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
+                          reached)) {
+                /* spin time from the first clock read on; a wait that ends
+                 * within its first round adds no clock read */
+                bp_hook_wait_spun(start);
+                return 1;
+            }
+            /* acquire: what the canceller wrote before it set the word */
+            if (stop != NULL && atomic_load_explicit(stop, memory_order_acquire) != 0) {
+                bp_hook_wait_spun(start);
+                return 0;
+            }
+            /* relaxed: a hint; what a task needs comes with its queue */
+            if (watch != NULL && atomic_load_explicit(watch, memory_order_relaxed) &&
+                poll(arg)) {
+                start = -1; /* it ran a task: the spin starts again */
+                i = -1;
+                continue;
+            }
+            if (yielding)
+                sched_yield();
+        }
+        int64_t now = bp_now_ns();
+        if (start < 0)
+            start = now;
+        int64_t waited = now - start;
+        if (waited >= spin_ns &&
+            (watch == NULL || !atomic_load_explicit(watch, memory_order_relaxed)))
+            break;
+        yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
+    }
+    int64_t slept_ns = bp_hook_wait_sleep(start);
+    /* seq_cst: pairs with the setter's store/load, see the top of the file */
+    atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
+    /* The asymmetric pair: the fence on the setters' CPUs. Should the
+     * kernel refuse it (a seccomp filter added later, say), the sleep is
+     * timed, so that a wake lost to a setter that did not see this sleeper
+     * costs at most that long, not the program; membarrier is tried again
+     * at each return. A sleep with a stop word is timed in any case (see
+     * above). Timed sleeps take 1 ms, doubling up to BP_TIMED_SLEEP_MAX_NS. */
+    int timed = asymmetric && !membarrier_all();
+    long sleep_ns = 1000000;
+    int done = 1;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
+        if (flag_done(v, target, reached))
+            break;
+        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
+            done = 0;
+            break;
+        }
+        if (stop == NULL && !timed) {
+            bp_futex_wait(&f->value, v);
+            continue;
+        }
+        bp_futex_wait_ns(&f->value, v, sleep_ns);
+        if (sleep_ns < BP_TIMED_SLEEP_MAX_NS)
+            sleep_ns *= 2;
+        if (timed)
+            timed = !membarrier_all(); /* then the value is read again */
+    }
+    atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
+    bp_hook_wait_woken(slept_ns);
+    return done;
+}
+
+void bp_flag_wait(struct bp_flag *f, uint32_t target)
+{
+    flag_wait(f, target, 0, NULL, NULL, NULL, NULL);
+}
+
+void bp_flag_wait_reached(struct bp_flag *f, uint32_t target)
+{
+    flag_wait(f, target, 1, NULL, NULL, NULL, NULL);
+}
+
+void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
+                       int (*poll)(void *), void *arg)
+{
+    flag_wait(f, target, reached, watch, poll, arg, NULL);
+}
+
+int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
+                        int (*poll)(void *), void *arg, const _Atomic uint64_t *stop)
+{
+    return flag_wait(f, target, 1, watch, poll, arg, stop);
+}
+
+void bp_flag_publish(struct bp_flag *f, uint32_t value)
+{
+    /* release: the caller's writes before it reach the waiters */
+    atomic_store_explicit(&f->value, value, memory_order_release);
+}
+
+/* The setter's half of the Dekker pair, after its store and
+ * bp_flag_publish_fence: wake the sleepers, if any. Inline: it is on the
+ * path of every barrier. */
+static inline void wake_sleepers(struct bp_flag *f)
+{
+    /* seq_cst: the symmetric pair's load; relaxed: the asymmetric one's,
+     * which needs only the compiler's order (a seq_cst load after a
+     * release store is a fence on Arm) */
+    uint32_t n = asymmetric ? atomic_load_explicit(&f->sleepers, memory_order_relaxed)
+                            : atomic_load_explicit(&f->sleepers, memory_order_seq_cst);
+    if (n == 0)
+        return;
+    bp_futex_wake(&f->value, 0x7fffffff);
+    bp_hook_wait_wake();
+}
+
+void bp_flag_wake_sleepers(struct bp_flag *f) { wake_sleepers(f); }
+
+void bp_flag_publish_fence(void)
+{
+    if (asymmetric)
+        atomic_signal_fence(memory_order_seq_cst); /* the compiler's order */
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+}
+
+void bp_flag_set(struct bp_flag *f, uint32_t value)
+{
+    /* the store, then the load of sleepers: the Dekker pair with the
+     * waiter, symmetric (seq_cst) or not (see the top of the file) */
+    if (asymmetric) {
+        atomic_store_explicit(&f->value, value, memory_order_release);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        atomic_store_explicit(&f->value, value, memory_order_seq_cst);
+    }
+    wake_sleepers(f);
+}
+
+/* The lock word: 0 free, 1 held, 2 held and a thread may sleep on it
+ * (Drepper, "Futexes Are Tricky", mutex 2).
+ *
+ * A waiter spins with exponential backoff before it sleeps (bp_lock_backoff,
+ * also used by the nestable lock of omp_api.c): each read of the word takes
+ * its cache line from the holder, whose next lock or unlock then waits for
+ * the line to come back; a waiter that reads every pause makes every entry
+ * of a busy lock pay that transfer. Backing off to BP_LOCK_BACKOFF_MAX
+ * pauses between reads (about 2 us on a 63-cycle pause, 5 us on Intel's
+ * 140-cycle one) lets a holder that re-enters run on at full speed, at the
+ * price of a waiter noticing a free lock up to that much later. With two
+ * threads entering a lock around 100 ns of work (bench/overhead LOCK,
+ * CRITICAL), the cost per entry fell from 0.10 us to 0.005 us (AMD EPYC,
+ * 2 CPUs). Otherwise a lock waits as every other wait does: it sleeps at
+ * once under OMP_WAIT_POLICY=passive, spins for bp_config.spin_ns before
+ * sleeping (never sleeps when that is unbounded), and yields between reads
+ * after BP_YIELD_AFTER_NS, or from the start while the pool is
+ * oversubscribed. */
+enum { BP_LOCK_BACKOFF_MAX = 128 }; /* pauses between reads, at most */
+
+int bp_lock_backoff(struct bp_lock_backoff *b)
+{
+    if (b->backoff == 0) { /* the first call */
+        bp_config_load(); /* a lock may be used before any region */
+        if (__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) == 0)
+            return 0;
+        b->backoff = 1;
+        b->yielding = polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        b->start_ns = bp_now_ns();
+    } else if (b->backoff == BP_LOCK_BACKOFF_MAX) {
+        /* the clock once the reads are far apart: a read of it costs less
+         * than the pauses between them */
+        int64_t waited = bp_now_ns() - b->start_ns;
+        if (waited >= __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED))
+            return 0;
+        if (waited >= BP_YIELD_AFTER_NS)
+            b->yielding = 1;
+    }
+    for (int k = 0; k < b->backoff; k++)
+        bp_cpu_relax();
+    if (b->yielding)
+        sched_yield(); /* the holder may need this CPU */
+    if (b->backoff < BP_LOCK_BACKOFF_MAX)
+        b->backoff *= 2;
+    return 1;
+}
+
+/* One step of a short wait with no futex behind it: back off as a lock
+ * does, then yield. */
+static void short_wait_step(struct bp_lock_backoff *b)
+{
+    if (!bp_lock_backoff(b))
+        sched_yield();
+}
+
+void *bp_wait_while(_Atomic(void *) *slot, void *busy)
+{
+    struct bp_lock_backoff b = {0};
+    void *v;
+    /* acquire: what the maker wrote before it published the pointer */
+    while ((v = atomic_load_explicit(slot, memory_order_acquire)) == busy)
+        short_wait_step(&b);
+    return v;
+}
+
+void bp_wait_word(const _Atomic uint32_t *word, uint32_t value)
+{
+    struct bp_lock_backoff b = {0};
+    /* acquire: what the setter wrote before it stored value */
+    while (atomic_load_explicit(word, memory_order_acquire) != value)
+        short_wait_step(&b);
+}
+
+void bp_lock(_Atomic uint32_t *word)
+{
+    uint32_t c = 0;
+    /* acquire: the critical section reads what the last holder wrote */
+    if (atomic_compare_exchange_strong_explicit(word, &c, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+        return;
+    struct bp_lock_backoff b = {0};
+    while (bp_lock_backoff(&b)) {
+        c = 0;
+        if (atomic_load_explicit(word, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(word, &c, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+    }
+    /* acquire: as above; 2 tells the holder to wake us */
+    while (atomic_exchange_explicit(word, 2, memory_order_acquire) != 0)
+        bp_futex_wait(word, 2);
+}
+
+int bp_trylock(_Atomic uint32_t *word)
+{
+    uint32_t c = 0;
+    /* acquire: as in bp_lock */
+    return atomic_compare_exchange_strong_explicit(word, &c, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+void bp_unlock(_Atomic uint32_t *word)
+{
+    /* release: publishes the critical section to the next holder */
+    if (atomic_exchange_explicit(word, 0, memory_order_release) == 2)
+        bp_futex_wake(word, 1);
+}
