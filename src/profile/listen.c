@@ -4,7 +4,7 @@
  * counters keep. This file and what it calls know of a region only what the
  * hooks hand them; they call nothing of the core.
  *
- * What is measured where (DESIGN.md defines the figures):
+ * What is measured where (docs/profiling.md defines the figures):
  * - An outermost region is timed on its thread 0, from region_begin (after
  *   its call site is taken: a stack walk is serial time) to join_end, when
  *   every thread has arrived and its tasks are complete. team_obtained

@@ -2,7 +2,7 @@
  * report_json.c's; names.c names the functions and call sites, figures.c
  * derives what both show from a row).
  *
- * The table has one row per region function, as DESIGN.md defines it, and
+ * The table has one row per region function, as docs/profiling.md defines it, and
  * under each row its call sites (the most expensive first). After it come
  * the per-thread figures of the first rows and the barrier steps with the
  * most waiting. The column names are the figures' names; units are in the
