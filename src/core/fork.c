@@ -163,7 +163,7 @@ static int requested_threads(struct bp_thread *t)
  * cap, at most the CPUs under dyn-var, at most a teams construct's cap for
  * its teams' regions, one thread when the task may start no
  * further active level. */
-static int team_size_for(struct bp_thread *t, int n)
+static inline int team_size_for(struct bp_thread *t, int n)
 {
     const struct bp_icv *icv = bp_icv(t);
     int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../internal.h"
-#include "pool.h"
 
 _Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
@@ -45,7 +44,10 @@ struct bp_task *bp_task_current_initial(struct bp_thread *t)
 
 void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
 {
-    memset(implicit, 0, sizeof *implicit);
+    /* the fields an implicit task reads: all but the ICVs and the creator's
+     * frame, which struct bp_task keeps last; a region's fork pays this */
+    memset(implicit, 0, offsetof(struct bp_task, icv));
+    atomic_init(&implicit->children_done, 0);
     struct bp_task *task = &implicit->task;
     atomic_init(&task->refs, 1);
     atomic_init(&task->mem_holds, 1);

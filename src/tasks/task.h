@@ -81,7 +81,6 @@ struct bp_task {
     void *mem;                     /* what to free; NULL: not on the heap */
     size_t payload_size;           /* bytes of the ABI's data (bp_task_new) */
     _Atomic uint32_t requeues;     /* times its untied parts were queued again */
-    struct bp_icv icv;             /* its data environment's ICVs */
     /* dependences (taskdep.c): its predecessors not complete (plus one
      * while it is being registered), its own successors, and its
      * children's table; a task readied by another's completion waits in
@@ -92,7 +91,11 @@ struct bp_task {
     struct bp_dep_node *dep;
     struct bp_dep_table *dep_table;
     struct bp_task *next_ready;
-    /* an undeferred task's creator, as it was (bp_task_begin_undeferred) */
+    /* Last, what an implicit task never reads (its ICVs are its thread's),
+     * so that setting one up clears only what comes before (thread.c):
+     * its data environment's ICVs, and an undeferred task's creator, as it
+     * was (bp_task_begin_undeferred) */
+    struct bp_icv icv;
     struct bp_task_frame {
         struct bp_task *prev;
         struct bp_icv icv;     /* the ICVs to give back, when icv_saved */

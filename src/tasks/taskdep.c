@@ -297,21 +297,19 @@ void bp_deps_release(struct bp_task *task)
     free(succ.v);
 }
 
-void bp_task_deps_free(struct bp_task *task)
+void bp_task_deps_table_free(struct bp_task *task)
 {
     struct bp_dep_table *tab = task->dep_table;
-    if (tab != NULL) {
-        for (int i = 0; i < tab->nbuckets; i++)
-            for (struct dep_entry *e = tab->buckets[i], *next; e != NULL; e = next) {
-                next = e->next;
-                entry_free(e);
-            }
-        free(tab->buckets);
-        if (tab->all != NULL)
-            bp_task_unref(tab->all);
-        free(tab);
-        task->dep_table = NULL;
-    }
+    for (int i = 0; i < tab->nbuckets; i++)
+        for (struct dep_entry *e = tab->buckets[i], *next; e != NULL; e = next) {
+            next = e->next;
+            entry_free(e);
+        }
+    free(tab->buckets);
+    if (tab->all != NULL)
+        bp_task_unref(tab->all);
+    free(tab);
+    task->dep_table = NULL;
 }
 
 void bp_task_node_free(struct bp_task *task)

@@ -190,9 +190,15 @@ void bp_taskmem_fork_child(void);
 void bp_deps_register(struct bp_task *parent, struct bp_task *n, const struct bp_dep *deps,
                       int ndeps);
 void bp_deps_release(struct bp_task *task);
-/* Free task's children's table (all complete), or its own node (the task
- * is freed). */
-void bp_task_deps_free(struct bp_task *task);
+/* Free task's children's table (all complete), if it has one: inline, for
+ * the end of every region's implicit tasks, which rarely have one. */
+void bp_task_deps_table_free(struct bp_task *task);
+static inline void bp_task_deps_free(struct bp_task *task)
+{
+    if (__builtin_expect(task->dep_table != NULL, 0))
+        bp_task_deps_table_free(task);
+}
+/* Free its own node (the task is freed). */
 void bp_task_node_free(struct bp_task *task);
 
 /* taskloop.c */
