@@ -1,6 +1,9 @@
-/* env.c: every environment variable buddypool reads is parsed here, once.
- * A bad value gets one warning naming the variable, the value and what is
- * used instead; the program goes on. */
+/* env.c: every environment variable buddypool reads is parsed here, once,
+ * into bp_config: the initial task's ICVs and the library's settings. A bad
+ * value gets one warning naming the variable, the value and what is used
+ * instead; the program goes on. Beside them, the ICVs of the whole program
+ * that calls may change (nteams-var, teams-thread-limit-var), as libgomp
+ * keeps its global ICVs in its env.c. A leaf below everything but the log. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
