@@ -71,8 +71,8 @@ int buddypool_max_threads(void);
 /* ---- profiling (BUDDY_THREAD_POOL_PROFILE=1) ----------------------------
  * These act on the profile that is reported when the library unloads or
  * the process exits. Call them between regions, not inside one. Each
- * returns 0, or -ENOTSUP when profiling is off (nothing happens, inside a
- * region or not), -EBUSY inside a region, -EINVAL for a bad argument. */
+ * returns 0, or -ENOTSUP when profiling is off (nothing happens), -EBUSY
+ * inside a region, -EINVAL for a bad argument. */
 
 /* Start phase `name` (1 to 63 bytes): the regions from now until the next
  * phase begins are also accounted in that phase's table, given with its own

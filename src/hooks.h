@@ -30,6 +30,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef BP_NO_PROFILER
 #define bp_listening 0
@@ -234,9 +235,8 @@ static inline void bp_hook_wait_wake(void)
 /* ---- the process: plain calls, once each --------------------------------- */
 
 /* The pool starts (the configuration read, before any region): the
- * listeners set up from it (once; the profile's calls may start them
- * first). */
-void bp_hook_start(void);
+ * listeners set up from it, max_threads the most threads the pool has. */
+void bp_hook_start(int max_threads);
 /* A pool worker (number worker >= 1) starts, and ends. */
 void bp_hook_thread_begin(int worker);
 void bp_hook_thread_end(void);
@@ -265,5 +265,13 @@ void bp_hook_exit_abandon(void);
 struct timespec;
 int bp_hook_exit_lock(const struct timespec *deadline);
 void bp_hook_exit_report(void);
+/* The profile's calls of include/buddypool.h, which life.c takes (it is
+ * always linked in, so that a program linked with the static library that
+ * names them weakly finds them): the listener's side, called outside any
+ * region with the runtime started; 0 or a negative errno. */
+enum { BP_PHASE_NAME = 64 }; /* a phase's name, its final 0 included */
+int bp_hook_profile_phase(const char *name);
+int bp_hook_profile_reset(void);
+int bp_hook_profile_write(FILE *out);
 
 #endif

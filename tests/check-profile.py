@@ -332,6 +332,25 @@ def check_mode(mode, program, args, tmp):
             cp = load(os.path.join(tmp, c))
             check(cp["totals"]["regions"] == 400, "child %s: 400 regions (got %d)" % (c, cp["totals"]["regions"]))
         check(p.stderr.count("buddypool profile:") == 11, "a report from the parent and each child")
+    elif mode == "fork-first":
+        # a phase named before any region, then fork(): each process's own profile
+        p = run(program, ["fork-first"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
+        m = re.search(r"^child (\d+)$", p.stdout, re.M)
+        check(m is not None, "the program names its child")
+        prof = load(out)
+        check(prof["totals"]["regions"] == 2, "the parent's JSON holds its 2 regions (got %d)"
+              % prof["totals"]["regions"])
+        phases = {ph["name"]: ph for ph in prof.get("phases", [])}
+        check(list(phases) == ["startup"] and phases["startup"]["totals"]["regions"] == 2,
+              "the parent's phase startup holds its 2 regions (got %s)" % list(phases))
+        if m:
+            cpath = "%s.%s" % (out, m.group(1))
+            check(os.path.exists(cpath), "the child wrote PATH.<pid>")
+            if os.path.exists(cpath):
+                cp = load(cpath)
+                check(cp["totals"]["regions"] == 3, "the child's JSON holds its 3 regions (got %d)"
+                      % cp["totals"]["regions"])
+        check(p.stderr.count("buddypool profile:") == 2, "a report from the parent and the child")
     elif mode == "phases":
         p = run(program, ["phases"], {"BUDDY_THREAD_POOL_PROFILE_OUT": out})
         prof = load(out)

@@ -14,11 +14,20 @@
  *            the reset.
  *   exit     thread 0 calls exit(0) inside a region while the others still
  *            run it.
+ *   fork-first  a phase named before any region, then fork(): the child
+ *            runs 3 regions of region_b, the parent (after the child
+ *            ended) 2 of region_a. The first profile call starts the
+ *            runtime, its fork() handlers with it: the child's profile is
+ *            its own (PATH.<pid>), and its end leaves the parent's live
+ *            file alone (the parent checks it is still there).
  * Each region runs one barrier. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buddypool.h"
 #include "check.h"
@@ -121,13 +130,33 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "exit") == 0) {
         run(region_a, 2);
         CHECK_EQ(buddypool_parallel(0, exit_region, NULL), 0);
+    } else if (strcmp(mode, "fork-first") == 0) {
+        CHECK_EQ(buddypool_profile_phase("startup"), 0);
+        char live[64];
+        snprintf(live, sizeof live, "/dev/shm/buddypool-%ld", (long)getpid());
+        struct stat st;
+        int had_live = stat(live, &st) == 0; /* best effort: none without /dev/shm */
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+            run(region_b, 3);
+            exit(0);
+        }
+        int status = 0;
+        CHECK_EQ(waitpid(child, &status, 0), child);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (had_live)
+            CHECK_EQ(stat(live, &st), 0); /* the child did not take it away */
+        run(region_a, 2);
+        printf("child %ld\n", (long)child);
     } else if (strcmp(mode, "off") == 0) {
         CHECK_EQ(buddypool_profile_phase("decode"), -ENOTSUP);
         CHECK_EQ(buddypool_profile_reset(), -ENOTSUP);
         CHECK_EQ(buddypool_profile_write(stdout), -ENOTSUP);
         run(region_a, 1);
     } else {
-        fprintf(stderr, "usage: test-phases phases|reset|errors|off\n");
+        fprintf(stderr, "usage: test-phases phases|reset|errors|idle|idle-reset|exit|"
+                        "fork-first|off\n");
         return 2;
     }
     printf("test-phases %s: passed\n", mode);

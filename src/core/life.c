@@ -13,11 +13,13 @@
  * program that sets OMP_* in main before its first region is obeyed, and a
  * process that never uses the runtime (a wrapper such as `timeout` under
  * the same environment) starts nothing and reports nothing. */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
 
+#include "buddypool.h"
 #include "../internal.h"
 #include "pool.h"
 #include "team.h"
@@ -82,7 +84,7 @@ static void start(void)
     if (bp_pool_setup(n, places_failed ? 1 : max, places_failed ? 1 : def) != 0 ||
         places_failed)
         bp_warn("out of memory starting the pool; regions run on one thread");
-    bp_hook_start(); /* the listeners, if the profile's calls have not started them */
+    bp_hook_start(atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed));
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     /* release: the pool's set-up before the destructor acts on it */
     atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
@@ -117,6 +119,43 @@ void bp_pool_test_set_epoch(uint64_t epoch)
 {
     bp_pool_ensure_init();
     bp_teams_test_set_epoch(epoch);
+}
+
+/* The profile's calls of buddypool.h. They change the profile between a
+ * thread's regions, as its phases do: -EBUSY inside one. The runtime is
+ * started first, which sets the profile up, so that a phase named before
+ * the first region has a profile to go to; the listener does the rest
+ * (hooks.h). They are here, in a file every program that forks a region
+ * links in, so that a program linked with the static library that names
+ * them weakly (to run on the other runtimes too) finds them. */
+static int profile_call(void)
+{
+    if (bp_tls.level > 0)
+        return -EBUSY;
+    bp_pool_ensure_init();
+    return 0;
+}
+
+BP_API int buddypool_profile_phase(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) >= BP_PHASE_NAME)
+        return -EINVAL;
+    int err = profile_call();
+    return err ? err : bp_hook_profile_phase(name);
+}
+
+BP_API int buddypool_profile_reset(void)
+{
+    int err = profile_call();
+    return err ? err : bp_hook_profile_reset();
+}
+
+BP_API int buddypool_profile_write(FILE *out)
+{
+    if (out == NULL)
+        return -EINVAL;
+    int err = profile_call();
+    return err ? err : bp_hook_profile_write(out);
 }
 
 /* Stop and join the workers before the library's code goes away (dlclose)

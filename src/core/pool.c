@@ -117,8 +117,6 @@ static void *worker_main(void *arg)
     (void)pthread_setname_np(pthread_self(), name);
     struct bp_slot *slot = &bp_pool.slots[id];
     struct bp_go *go = &slot->go;
-    struct bp_thread *t = &bp_tls;
-    t->pool_id = id;
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.ncpus);
     bp_hook_thread_begin(id);

@@ -39,7 +39,7 @@ struct bp_pool {
     int default_team;            /* allowed CPUs, lowered by the limits */
     _Atomic int threads;         /* started, slot 0 included; grows under workers_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
-    _Atomic int started;         /* pool_init has run */
+    _Atomic int started;         /* life.c's start has run */
     int ncpus;                   /* CPUs the process may run on */
     int first_place;             /* the first caller's place; worker i starts */
                                  /* on bp_place_near(first_place, i) */

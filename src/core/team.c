@@ -136,17 +136,15 @@ static int resize(struct bp_team *team, int cap)
     int nrounds = rounds_for(cap);
     struct bp_member *m = alloc_lines((size_t)cap, sizeof *m);
     struct bp_round *r = alloc_lines((size_t)cap * (size_t)nrounds, sizeof *r);
-    /* no region runs on the team: nothing reads its block (hooks.h) */
-    if (m == NULL || r == NULL || !bp_hook_team_resize(&team->listen, cap)) {
-        free(m);
-        free(r);
-        return 0;
-    }
+    if (m == NULL || r == NULL)
+        goto out_of_memory;
     int old = team->cap;
-    if (team->members != NULL) {
-        quiesce(team); /* the old arrays are freed */
+    if (team->members != NULL)
+        quiesce(team); /* the old arrays are freed, the listeners' block too */
+    if (!bp_hook_team_resize(&team->listen, cap))
+        goto out_of_memory;
+    if (team->members != NULL)
         memcpy(m, team->members, sizeof *m * (size_t)old);
-    }
     free(team->members);
     free(team->rounds);
     team->members = m;
@@ -155,6 +153,10 @@ static int resize(struct bp_team *team, int cap)
     team->cap = cap;
     set_words(team, 0); /* the rounds are new, and so are the new members */
     return 1;
+out_of_memory:
+    free(m);
+    free(r);
+    return 0;
 }
 
 static void unlink_team(struct bp_team *team)

@@ -72,7 +72,6 @@ struct bp_thread {
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     int place;            /* the place the thread is bound to; -1: not bound */
-    int pool_id;          /* worker number; 0 for a thread that forks regions */
 };
 /* The calling thread's state (thread.c). */
 extern _Thread_local struct bp_thread bp_tls;

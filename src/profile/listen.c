@@ -22,19 +22,22 @@
  * - Waits (wait.c) add spinning and sleeping time per thread (perthread.c).
  * Nested regions call the hooks too; only the outermost one is timed, and a
  * nested team's figures are not counted (its workers' trace slices are). */
-#include <errno.h>
-#include <pthread.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buddypool.h"
 #include "profile.h"
 #include "../prim.h"
 
 #ifndef BP_NO_PROFILER
 int bp_listening;
 #endif
+/* The final report is written (the pool's shutdown): a region that still
+ * begins (regions run on their caller from then on) is not timed, as the
+ * profile it would go to is gone. Written and read by the shutdown's
+ * thread, and by threads whose regions began after it: only they read it
+ * set, and a region that began before it ends before the report. */
+static _Atomic int reported;
 /* relaxed: a hint to the ABI entries, set once when the pool starts (it
  * stays 1 until then: the first region's entry runs before) */
 _Atomic int bp_listen_sites = 1;
@@ -55,7 +58,6 @@ struct team_block {
     const void *fn;             /* the region's function (trace slices) */
     long forker;                /* its forking thread's OS thread id (tracing) */
     int64_t fork_ns;            /* its fork, for the workers' wake-up */
-    int cap;
     int64_t *wait;              /* the sample's arrays (thread 0's, at the join) */
     uint64_t *iters;
     int64_t *joined;
@@ -69,8 +71,8 @@ void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn)
 {
     struct bp_listen_thread *lt = &bp_lt;
     s->outer_ns = lt->task_inner_ns; /* given back at its end */
-    lt->depth++;
-    if (level != 1)
+    /* relaxed: see `reported` */
+    if (level != 1 || atomic_load_explicit(&reported, memory_order_relaxed))
         return;
     bp_site_take(lt); /* before the clock starts: any walk is serial time */
     lt->timed = 1;
@@ -170,7 +172,6 @@ void bp_listen_join_end(struct bp_hook_span *span, void *team, int level, int te
 {
     struct bp_listen_thread *lt = &bp_lt;
     lt->task_inner_ns = span->outer_ns; /* as it was when the region began */
-    lt->depth--;
     if (level != 1 || !lt->timed)
         return;
     lt->timed = 0;
@@ -199,7 +200,6 @@ void bp_listen_share_begin(void *team, int level, int tid, int help)
     /* thread 0's call back to help with its tasks is part of its region,
      * whose figures go on */
     struct bp_listen_thread *lt = &bp_lt;
-    lt->depth++;
     lt->share_timed = !help;
     if (help)
         return;
@@ -216,7 +216,6 @@ void bp_listen_share_begin(void *team, int level, int tid, int help)
 void bp_listen_share_end(void *team, int level, int tid, int help)
 {
     struct bp_listen_thread *lt = &bp_lt;
-    lt->depth--;
     if (!lt->share_timed)
         return;
     struct team_block *b = team;
@@ -340,15 +339,8 @@ void bp_listen_site(const void *ra, const char *src)
 
 /* ---- the process ------------------------------------------------------------------- */
 
-/* The listener's start, once: from the pool's start-up, or from the first
- * of the profile's calls (below) when it comes before. It needs only the
- * configuration, and sizes what it keeps per thread for as many threads as
- * the pool may have. */
-static pthread_once_t start_once = PTHREAD_ONCE_INIT;
-
-static void start(void)
+void bp_hook_start(int max_threads)
 {
-    int max_threads = bp_config_max_threads();
     bp_trace_init(); /* before the profile, whose clock reads it needs */
     bp_profile_init(max_threads);
     if (!bp_profiling) {
@@ -364,8 +356,6 @@ static void start(void)
     if (bp_config.profile)
         bp_dump_signal_start(bp_profile_dump);
 }
-
-void bp_hook_start(void) { pthread_once(&start_once, start); }
 
 void bp_hook_thread_begin(int worker)
 {
@@ -409,8 +399,7 @@ int bp_hook_team_resize(void **block, int cap)
         return 0;
     }
     memset(b, 0, bytes);
-    *b = (struct team_block){.cap = cap, .wait = wait, .iters = iters, .joined = joined,
-                             .steps = steps};
+    *b = (struct team_block){.wait = wait, .iters = iters, .joined = joined, .steps = steps};
     bp_hook_team_free(*block);
     *block = b;
     return 1;
@@ -498,47 +487,17 @@ void bp_hook_exit_report(void)
 {
     struct bp_listen_thread *lt = &bp_lt;
     bp_profile_report(lt, 1);
+    /* relaxed: see its definition */
+    atomic_store_explicit(&reported, 1, memory_order_relaxed);
     bp_steps_shutdown(lt);
     bp_waits_free(); /* the workers are joined; the library may be unloaded */
     bp_profile_unlock();
 }
 
-/* ---- the profile's calls (buddypool.h) ------------------------------------------- */
+/* ---- the profile's calls (buddypool.h; life.c takes them) ---------------------- */
 
-/* They change the profile between a thread's regions, as its phases do:
- * -EBUSY inside one (the hooks count the calling thread's regions and
- * shares while anything listens; while nothing does, the profile is off
- * and every call gives -ENOTSUP, inside a region or not). The first call
- * starts the listener, so that a phase named before the first region has
- * a profile to go to. They are here, in the file the core's hooks always
- * bring in, so that a program linked with the static library that names
- * them weakly (to run on the other runtimes too) finds them. */
-static int profile_call(void)
-{
-    if (bp_lt.depth > 0)
-        return -EBUSY;
-    bp_hook_start();
-    return 0;
-}
+int bp_hook_profile_phase(const char *name) { return bp_profile_phase(name); }
 
-BP_API int buddypool_profile_phase(const char *name)
-{
-    if (name == NULL || name[0] == '\0' || strlen(name) >= BP_PHASE_NAME)
-        return -EINVAL;
-    int err = profile_call();
-    return err ? err : bp_profile_phase(name);
-}
+int bp_hook_profile_reset(void) { return bp_profile_reset(); }
 
-BP_API int buddypool_profile_reset(void)
-{
-    int err = profile_call();
-    return err ? err : bp_profile_reset();
-}
-
-BP_API int buddypool_profile_write(FILE *out)
-{
-    if (out == NULL)
-        return -EINVAL;
-    int err = profile_call();
-    return err ? err : bp_profile_write(out);
-}
+int bp_hook_profile_write(FILE *out) { return bp_profile_write(out); }

@@ -525,10 +525,11 @@ void bp_profile_dump(_Atomic int *stop)
 
 /* ---- the profile API of buddypool.h ------------------------------------- */
 
-/* listen.c calls these outside any region of the calling thread (the
- * profile changes between a thread's regions, as its phases do), the
- * profile set up. The lock taken, or -ENOTSUP: profiling is off (tracing
- * alone runs the hooks, not the profile), or the pool has shut down. */
+/* life.c calls these (through listen.c) outside any region of the calling
+ * thread (the profile changes between a thread's regions, as its phases
+ * do), the runtime started. The lock taken, or -ENOTSUP: profiling is off
+ * (tracing alone runs the hooks, not the profile), or the pool has shut
+ * down. */
 static int api_enter(void)
 {
     bp_profile_lock();

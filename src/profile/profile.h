@@ -77,7 +77,6 @@ struct bp_listen_thread {
     struct bp_wait_stats *waits; /* a worker's entry; NULL: the callers' */
     int slept;                  /* a wait of it slept since it last waited for a start */
     int holds_lock;             /* it holds the profile's lock (profile.c) */
-    int depth;                  /* regions and shares it is in (listen.c) */
     /* its part of the current outermost region */
     int64_t wait_ns;            /* barrier waits */
     uint64_t iters;             /* loop iterations */
@@ -168,11 +167,10 @@ void bp_profile_unlock(void);
 int bp_profile_lock_held(void);
 int bp_profile_lock_timed(const struct timespec *deadline);
 void bp_profile_lock_fork_child(void);
-/* The profile's calls of buddypool.h, behind listen.c's entry points,
- * which call them outside any region with the listener started: 0 or a
- * negative errno (-ENOTSUP when the profile is off, or after the
+/* The profile's calls of buddypool.h, behind life.c's entry points (through
+ * listen.c), which call them outside any region with the runtime started:
+ * 0 or a negative errno (-ENOTSUP when the profile is off, or after the
  * shutdown). */
-enum { BP_PHASE_NAME = 64 }; /* a phase's name, its final 0 included */
 int bp_profile_phase(const char *name);
 int bp_profile_reset(void);
 int bp_profile_write(FILE *out);

@@ -129,7 +129,7 @@ void bp_steps_begin(struct bp_listen_thread *lt, int64_t start_ns)
 void bp_steps_record(struct bp_listen_thread *lt, int64_t arrive_ns, int64_t release_ns)
 {
     struct bp_steps_rec *s = &lt->steps;
-    if (!s->on) /* a region the profile does not time (after the shutdown) */
+    if (!s->on) /* a region the profile does not time (a nested one's, or after the report) */
         return;
     uint32_t k = lt->barriers++;
     if (k < (uint32_t)bp_config.profile_steps && s->rec != NULL) {
