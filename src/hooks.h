@@ -20,7 +20,9 @@
  * storage of its own; per team, in the block it hands back at
  * bp_hook_team_resize (the core keeps the pointer in the team and passes it
  * to the hooks of that team's regions); between a begin and its end, in a
- * struct bp_hook_span on the caller's stack. A worker writes its team block
+ * struct bp_hook_span on the caller's stack. bp_listening changes once, at
+ * the pool's start, which comes before any region, barrier or wait of the
+ * pool; only a task's code can straddle it (see the task hooks). A worker writes its team block
  * before it arrives at the join, and thread 0 reads it after the join:
  * the join's release and acquire order the two, as for the team's own
  * words. Levels are nesting levels of regions (1: outermost); a hook of a
@@ -157,30 +159,35 @@ static inline void bp_hook_iterations(uint64_t n)
 
 /* ---- tasks --------------------------------------------------------------- */
 
-/* An explicit task's code runs between these (fn: the task's function). */
+/* An explicit task's code runs between these (fn: the task's function).
+ * The pool may start, and a listener with it, inside a task's code (its
+ * first region forked there): an end is heard only when its begin was
+ * (start_ns, the listener's clock reading, is never negative). */
 static inline void bp_hook_task_begin(struct bp_hook_span *s)
 {
+    s->start_ns = -1;
     if (bp_listening)
         bp_listen_task_begin(s);
 }
 
 static inline void bp_hook_task_end(struct bp_hook_span *s, const void *fn)
 {
-    if (bp_listening)
+    if (bp_listening && s->start_ns >= 0)
         bp_listen_task_end(s, fn);
 }
 
 /* A task waits (taskwait, taskgroup, dependences) between these, running
- * other tasks meanwhile. */
+ * other tasks meanwhile; the same pairing. */
 static inline void bp_hook_task_wait_begin(struct bp_hook_span *s)
 {
+    s->start_ns = -1;
     if (bp_listening)
         bp_listen_task_wait_begin(s);
 }
 
 static inline void bp_hook_task_wait_end(struct bp_hook_span *s)
 {
-    if (bp_listening)
+    if (bp_listening && s->start_ns >= 0)
         bp_listen_task_wait_end(s);
 }
 

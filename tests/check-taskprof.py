@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""check-taskprof.py PROGRAM: the profile's tasks (docs/profile-format.md)
-for tests/gomp/gomp-taskprof.c, run profiled and traced at 2 threads: a
-row per task function with its exact count, own times that leave out the
-tasks run inside a task and its waits for them, the text table, and one
-trace slice per task."""
+"""check-taskprof.py PROGRAM [first]: the profile's tasks
+(docs/profile-format.md) for tests/gomp/gomp-taskprof.c, run profiled and
+traced at 2 threads: a row per task function with its exact count, own
+times that leave out the tasks run inside a task and its waits for them,
+the text table, and one trace slice per task. With `first`, for
+tests/omp-clang/task-first.c (whose first task starts the pool from its
+code): every task row's time lies within the run's span, and the ten
+tasks of its region are counted."""
 import json
 import os
 import subprocess
@@ -20,12 +23,28 @@ def check(ok, what):
     return ok
 
 
+def first(prog, env, prof_path):
+    p = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "tasks 10" in p.stdout, "the program ran its tasks: %s %s"
+          % (p.stdout, p.stderr[-2000:]))
+    prof = json.load(open(prof_path))
+    rows = prof.get("tasks") or []
+    span = prof["totals"]["span_ns"]
+    check(all(0 <= r["time_ns"] <= span for r in rows),
+          "every task row's time lies within the span of %d ns: %s" % (span, rows))
+    check(sum(r["tasks"] for r in rows) == 10, "the region's ten tasks are counted, the task "
+          "that started the pool is not (got %s)" % [r["tasks"] for r in rows])
+    return report()
+
+
 def main():
     prog = sys.argv[1]
     tmp = tempfile.mkdtemp()
     prof_path, trace_path = os.path.join(tmp, "p.json"), os.path.join(tmp, "t.json")
     env = dict(os.environ, OMP_NUM_THREADS="2", BUDDY_THREAD_POOL_PROFILE="1",
                BUDDY_THREAD_POOL_PROFILE_OUT=prof_path, BUDDY_THREAD_POOL_TRACE=trace_path)
+    if len(sys.argv) > 2 and sys.argv[2] == "first":
+        return first(prog, env, prof_path)
     p = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=120)
     check(p.returncode == 0 and "tasks 1030" in p.stdout, "the program ran its tasks: %s %s"
           % (p.stdout, p.stderr[-2000:]))
