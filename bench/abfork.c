@@ -232,5 +232,10 @@ int main(int argc, char **argv)
     for (int e = 0; e <= ENTRIES; e++)
         printf("RESULT abfork metric=%s a_ns=%.2f b_ns=%.2f ratio=%.4f\n", metric[e], a[e], b[e],
                q[e]);
+    for (int e = 0; e <= ENTRIES; e++) {
+        free(ratio[e]);
+        for (int k = 0; k < 2; k++)
+            free(r[e][k]);
+    }
     return 0;
 }
