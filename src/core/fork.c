@@ -140,19 +140,27 @@ static void worker_share(struct bp_slot *slot)
  * fork, before any team is taken (the only way a worker is started), along
  * with the pool's configuration. */
 static pthread_once_t ready_once = PTHREAD_ONCE_INIT;
+static _Atomic int ready_done; /* ready has run: the one test of a fork */
 
 static void ready(void)
 {
     bp_pool_ensure_init();
     bp_pool_serve(worker_share);
+    /* release: the pool's configuration, to the forks that see it set */
+    atomic_store_explicit(&ready_done, 1, memory_order_release);
 }
 
-static inline void fork_ready(void) { pthread_once(&ready_once, ready); }
+static inline void fork_ready(void)
+{
+    /* acquire: pairs with ready's release */
+    if (__builtin_expect(!atomic_load_explicit(&ready_done, memory_order_acquire), 0))
+        pthread_once(&ready_once, ready);
+}
 
-/* Team size a region forked now by t asks for, before the caps. */
+/* Team size a region forked now by t asks for, before the caps; the caller
+ * has made the pool ready (fork_ready). */
 static int requested_threads(struct bp_thread *t)
 {
-    fork_ready();
     if (t->pushed_threads > 0)
         return t->pushed_threads;
     int n = bp_icv(t)->nthreads;
