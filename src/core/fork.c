@@ -67,12 +67,18 @@ static struct bp_icv child_icv(const struct bp_icv *parent, int level)
  * block it was given (pool.c waits for it and says when it is done).
  * Its state becomes thread tid's of the team, with a new implicit task; it
  * runs its share, then the region's tasks still queued, gathers its
- * subtree in a large team, and arrives at the join. */
+ * subtree in a large team, and arrives at the join.
+ *
+ * From the go it sees to the arrival it stores is the worker's part of
+ * the region's critical path (thread 0 waits for it at the join), so what
+ * can wait comes after the arrival: leaving the region's state and setting
+ * up the implicit task of its next region, which thread 0 cannot start
+ * before it has seen the arrival and the worker its next go. */
 static void worker_share(struct bp_slot *slot)
 {
     struct bp_thread *t = &bp_tls;
     struct bp_go *go = &slot->go;
-    struct bp_implicit_task implicit; /* its implicit task in the region */
+    struct bp_implicit_task *implicit = &t->worker_task; /* its task in the region */
     bp_run_fn run = go->run;
     struct bp_team *team = go->team;
     int tid = go->tid, team_size = go->team_size;
@@ -102,7 +108,10 @@ static void worker_share(struct bp_slot *slot)
     t->constructs = 0;
     /* a new implicit task: the team's ICVs, published with the go */
     bp_task_icvs(t, &team->icv);
-    bp_task_implicit(t, &implicit);
+    if (__builtin_expect(!t->worker_task_ready, 0)) /* its first region */
+        bp_task_implicit_init(implicit);
+    t->worker_task_ready = 0;
+    t->task = &implicit->task;
     if (!help)
         bp_display_affinity(t);
     run(tid, go->ctx);
@@ -110,7 +119,7 @@ static void worker_share(struct bp_slot *slot)
     if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
         bp_tasks_pending(team) != 0)
         bp_tasks_drain(t); /* the region's tasks, before it arrives */
-    bp_task_deps_free(&implicit.task); /* its children are complete */
+    bp_task_deps_free(&implicit->task); /* its children are complete */
     /* what the listener writes now, the join's release publishes */
     bp_hook_share_end(team->listen, go->level, tid, help);
     /* in the region still: the waits run the team's tasks */
@@ -118,6 +127,14 @@ static void worker_share(struct bp_slot *slot)
     uint32_t used = t->constructs | t->singles;
     if (team_size >= BP_TREE_JOIN) /* a large team's join gathers the subtree first */
         used |= bp_join_children(team, tid, team_size, end, bp_tasks_poll, t);
+    me->used_shared = used;
+    /* release: a cancelled region's join reads it, not arrive, which a
+     * given-up reduction may have set to the same episode (go.c) */
+    atomic_store_explicit(&me->joined, end, memory_order_release);
+    /* the join, publishing used_shared */
+    bp_flag_set(&me->arrive, end);
+    /* Off the region's path: this thread's own state only (the team's
+     * words are not touched after the arrival). */
     t->level = 0;
     t->active_level = 0;
     t->act_level = 0;
@@ -128,12 +145,8 @@ static void worker_share(struct bp_slot *slot)
     t->team_loops = NULL;
     t->task = NULL;
     t->epoch++;
-    me->used_shared = used;
-    /* release: a cancelled region's join reads it, not arrive, which a
-     * given-up reduction may have set to the same episode (go.c) */
-    atomic_store_explicit(&me->joined, end, memory_order_release);
-    /* the join, publishing used_shared */
-    bp_flag_set(&me->arrive, end);
+    bp_task_implicit_init(implicit);
+    t->worker_task_ready = 1;
 }
 
 /* The pool's workers serve regions with worker_share: told at the first

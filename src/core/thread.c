@@ -42,7 +42,7 @@ struct bp_task *bp_task_current_initial(struct bp_thread *t)
     return it;
 }
 
-void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
+void bp_task_implicit_init(struct bp_implicit_task *implicit)
 {
     /* the fields an implicit task reads: all but the ICVs and the creator's
      * frame, which struct bp_task keeps last; a region's fork pays this */
@@ -53,5 +53,10 @@ void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
     atomic_init(&task->mem_holds, 1);
     atomic_init(&task->pending, 1);
     task->flags = BP_TASK_IMPLICIT;
-    t->task = task;
+}
+
+void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *implicit)
+{
+    bp_task_implicit_init(implicit);
+    t->task = &implicit->task;
 }

@@ -62,6 +62,10 @@ struct bp_thread {
     };
     int reduce_open;      /* thread 0 holds a blocking reduction's release */
     struct bp_implicit_task initial_task; /* the implicit task outside any region (task.c) */
+    /* a pool worker's implicit task in its next region, set up after it
+     * arrived at its last join, off the path of a region (fork.c) */
+    struct bp_implicit_task worker_task;
+    int worker_task_ready;
     /* the teams this thread forked with at levels 1..BP_HOT_LEVELS, kept
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
@@ -111,6 +115,8 @@ static inline void bp_task_icvs(struct bp_thread *t, const struct bp_icv *icv)
 }
 /* A region's implicit task, for t's region now beginning. */
 void bp_task_implicit(struct bp_thread *t, struct bp_implicit_task *task);
+/* The same, set up beforehand: t is not made to run it. */
+void bp_task_implicit_init(struct bp_implicit_task *task);
 /* The task t runs now (the initial task outside any region). */
 struct bp_task *bp_task_current_initial(struct bp_thread *t);
 static inline struct bp_task *bp_task_current(struct bp_thread *t)
