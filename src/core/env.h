@@ -30,7 +30,11 @@ struct bp_icv {
     int num_teams;         /* the teams of its league; 1 outside */
     int thread_limit;      /* thread-limit-var the construct set; 0: OMP_THREAD_LIMIT's */
     int team_cap;          /* the most threads a region forked in the team gets; 0: none */
+    int spare;             /* 0: fills what would be padding, so that a copy keeps every */
+                           /* byte and two sets compare whole (fork.c's icv_same) */
 };
+_Static_assert(offsetof(struct bp_icv, spare) + sizeof(int) == sizeof(struct bp_icv),
+               "struct bp_icv has no padding");
 
 /* Active levels of nested regions supported (libgomp's count). */
 #define BP_SUPPORTED_LEVELS 255

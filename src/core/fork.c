@@ -63,6 +63,19 @@ static struct bp_icv child_icv(const struct bp_icv *parent, int level)
     return c;
 }
 
+/* a == b, every byte (struct bp_icv has no padding), inline: a fork
+ * compares the team's ICVs with its own every time */
+static inline int icv_same(const struct bp_icv *a, const struct bp_icv *b)
+{
+    _Static_assert(sizeof *a % sizeof(uint64_t) == 0, "the ICVs are whole words");
+    uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof *a / sizeof(uint64_t)], d = 0;
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        d |= x[i] ^ y[i];
+    return d == 0;
+}
+
 /* The worker's half of a region: what a pool worker does with a start
  * block it was given (pool.c waits for it and says when it is done).
  * Its state becomes thread tid's of the team, with a new implicit task; it
@@ -287,7 +300,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
     struct bp_icv icv = child_icv(parent, level);
     /* the line the workers read at their start: written when it changes */
-    if (memcmp(&team->icv, &icv, sizeof icv) != 0)
+    if (!icv_same(&team->icv, &icv))
         team->icv = icv;
     if (team->policy != policy || team->part_first != t->part_first ||
         team->part_count != t->part_count || team->active_level != t->active_level + 1 ||
@@ -368,7 +381,9 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
 {
     struct bp_thread *t = &bp_tls;
     fork_ready();
-    if (bp_config.pin_caller && t->level == 0)
+    /* relaxed: a hint, set once; bp_bind_caller claims the binding */
+    if (bp_config.pin_caller && t->level == 0 &&
+        !atomic_load_explicit(&bp_caller_claimed, memory_order_relaxed))
         bp_bind_caller();
     if (team_size <= 0)
         team_size = requested_threads(t);

@@ -26,7 +26,9 @@
  * team are gathered in parallel (happens-before is transitive: what a
  * grandchild published before its arrive is visible to thread 0 through
  * its parent's). A small team keeps the flat join: a tree's levels would
- * add hand-offs to a join that is one line per worker anyway. */
+ * add hand-offs to a join that is one line per worker anyway. The join's
+ * loop (bp_join_children) and the tree's shape (bp_go_children) are
+ * inline in team.h: the join is on every region's path. */
 #include <string.h>
 
 #include "../internal.h"
@@ -34,24 +36,10 @@
 #include "../prim.h"
 #include "team.h"
 
-/* The threads thread tid starts at the fork and waits for at the join:
- * [first, *end), maybe empty. A large team's tree children; in a small
- * team, every worker for thread 0 and none for the others (flat). */
-static int children(int tid, int team_size, int *end)
-{
-    if (team_size < BP_TREE_JOIN) {
-        *end = tid == 0 ? team_size : 1;
-        return 1;
-    }
-    int first = BP_JOIN_FANOUT * tid + 1;
-    *end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
-    return first;
-}
-
 void bp_fork_children(const struct bp_go *from)
 {
     int team_size = from->team_size, end;
-    int first = children(from->tid, team_size, &end);
+    int first = bp_go_children(from->tid, team_size, &end);
     if (first >= end)
         return;
     struct bp_team *team = from->team;
@@ -82,24 +70,4 @@ void bp_fork_children(const struct bp_go *from)
     bp_flag_publish_fence();
     for (int i = first; i < end; i++)
         bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
-}
-
-uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
-                          int (*poll)(void *), void *arg)
-{
-    uint32_t used = 0;
-    int last;
-    for (int c = children(tid, team_size, &last); c < last; c++) {
-        struct bp_member *m = &team->members[c];
-        bp_flag_wait_poll(&m->arrive, end, 0, &team->tasking, poll, arg);
-        /* A cancelled region: a worker's given-up reduction set its arrive
-         * to the join's episode too (barrier.c); its `joined` tells. The
-         * joiner gave up that reduction or skipped it, so it sees the
-         * cancellation (acquire: what the worker wrote before it joined). */
-        if (bp_config.cancellation &&
-            atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
-            bp_wait_word(&m->joined, end);
-        used |= m->used_shared; /* its subtree's, folded before it arrived */
-    }
-    return used;
 }

@@ -31,5 +31,8 @@ int bp_pool_threads(void);
 /* Bind the calling application thread to place 0 if a binding is asked for
  * (OMP_PROC_BIND, OMP_PLACES) and no thread has been bound yet (the runtime started). */
 void bp_bind_caller(void);
+/* Some thread has been bound so (or tried to be): read by a region's fork
+ * before it calls bp_bind_caller (pool.c). */
+extern _Atomic int bp_caller_claimed;
 
 #endif

@@ -149,12 +149,6 @@ static void wait_free(struct bp_ws *ws, uint32_t ours)
     }
 }
 
-void bp_loop_discard(struct bp_loop *l)
-{
-    free(l->own_mem);
-    l->own_mem = NULL;
-}
-
 /* Zeroed team-shared memory of mem_size bytes (gcc's GOMP_loop_start mem)
  * for a team of nth. */
 static struct mem_block *shared_mem(size_t mem_size, int nth)

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct bp_thread;
 struct bp_ws;
@@ -48,8 +49,15 @@ void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uin
 void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched,
                         uint64_t chunk, int ordered, size_t mem_size);
 /* Free what a team of one's construct kept (its memory), when the region
- * whose state l is ends. */
-void bp_loop_discard(struct bp_loop *l);
+ * whose state l is ends: inline, for the end of every region, whose
+ * thread 0 rarely kept any. */
+static inline void bp_loop_discard(struct bp_loop *l)
+{
+    if (__builtin_expect(l->own_mem != NULL, 0)) {
+        free(l->own_mem);
+        l->own_mem = NULL;
+    }
+}
 /* t has ended its construct (the ABI's loop or sections end): it reads its
  * team-shared memory no more. */
 void bp_loop_finish(struct bp_thread *t);

@@ -81,12 +81,13 @@ int bp_pool_threads(void)
  * restored at shutdown: the first thread to fork a region (a team of one
  * too) or to ask its place, bound to place 0 as libgomp and libomp bind
  * their initial thread. Workers leave that place to it. */
+_Atomic int bp_caller_claimed;
+
 void bp_bind_caller(void)
 {
-    static _Atomic int claimed;
     if (!bp_config.pin_caller ||
-        atomic_load_explicit(&claimed, memory_order_relaxed) ||
-        atomic_exchange_explicit(&claimed, 1, memory_order_relaxed))
+        atomic_load_explicit(&bp_caller_claimed, memory_order_relaxed) ||
+        atomic_exchange_explicit(&bp_caller_claimed, 1, memory_order_relaxed))
         return;
     const cpu_set_t *place = bp_place_set(0); /* none after the shutdown */
     if (place == NULL || pthread_getaffinity_np(pthread_self(), sizeof bp_pool.caller_mask,

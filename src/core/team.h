@@ -188,8 +188,42 @@ void bp_teams_test_set_epoch(uint64_t epoch);
  * flat: thread 0 starts and waits for every worker, the workers for none. */
 enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
 void bp_fork_children(const struct bp_go *from);
-uint32_t bp_join_children(struct bp_team *team, int tid, int team_size, uint32_t end,
-                          int (*poll)(void *), void *arg);
+
+/* The threads thread tid starts at the fork and waits for at the join:
+ * [first, *end), maybe empty. A large team's tree children; in a small
+ * team, every worker for thread 0 and none for the others (flat). */
+static inline int bp_go_children(int tid, int team_size, int *end)
+{
+    if (team_size < BP_TREE_JOIN) {
+        *end = tid == 0 ? team_size : 1;
+        return 1;
+    }
+    int first = BP_JOIN_FANOUT * tid + 1;
+    *end = first + BP_JOIN_FANOUT < team_size ? first + BP_JOIN_FANOUT : team_size;
+    return first;
+}
+
+/* Inline: the join is on every region's path, right after its last
+ * arrival (thread 0 returns to its caller, which forks the next region). */
+static inline uint32_t bp_join_children(struct bp_team *team, int tid, int team_size,
+                                        uint32_t end, int (*poll)(void *), void *arg)
+{
+    uint32_t used = 0;
+    int last;
+    for (int c = bp_go_children(tid, team_size, &last); c < last; c++) {
+        struct bp_member *m = &team->members[c];
+        bp_flag_wait_poll(&m->arrive, end, 0, &team->tasking, poll, arg);
+        /* A cancelled region: a worker's given-up reduction set its arrive
+         * to the join's episode too (barrier.c); its `joined` tells. The
+         * joiner gave up that reduction or skipped it, so it sees the
+         * cancellation (acquire: what the worker wrote before it joined). */
+        if (bp_config.cancellation &&
+            atomic_load_explicit(&team->cancelled, memory_order_relaxed) != 0)
+            bp_wait_word(&m->joined, end);
+        used |= m->used_shared; /* its subtree's, folded before it arrived */
+    }
+    return used;
+}
 
 
 #endif
