@@ -99,8 +99,9 @@ def build(commit, workdir):
     tree = os.path.join(workdir, "seg-" + commit)
     if not os.path.isdir(tree):
         sh(["git", "-C", REPO, "worktree", "add", "--detach", tree, commit])
-    else:
+    else:  # the worktree of an earlier run: clean, at the commit asked for
         sh(["git", "-C", tree, "checkout", "-q", "--", "src"])
+        sh(["git", "-C", tree, "checkout", "-q", "--detach", commit])
     insert_stamps(tree)
     bdir = os.path.join(tree, "build-seg")
     sh(["cmake", "-S", tree, "-B", bdir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
