@@ -1,8 +1,9 @@
 /* hooks.h: the one seam between the core and whoever listens to it. The
  * core (pool, fork and join, barrier, loops, tasks, waits) says what happens
- * by calling the hooks below at fixed points; a listener (today the
- * profiler with its trace, steps, call sites and live counters, listen.c;
- * the OpenMP tool interface next) learns of it there and nowhere else. The
+ * by calling the hooks below at fixed points; the switchboard (listen.c)
+ * hands each to the listeners that are on (listeners.h: today the profiler
+ * with its trace, steps, call sites and live counters, profile/listen.c),
+ * which learn of it there and nowhere else. The
  * core calls no listener by any other name, includes no listener's header
  * and keeps none of a listener's state; a listener calls nothing of the
  * core's, and knows of a region or a thread only what a hook hands it.
@@ -43,13 +44,16 @@ extern int bp_listening; /* a listener is on (listen.c) */
 /* What a hook keeps between a begin and its end (tasks), on the caller's
  * stack: the listener's own, the core only passes it. */
 struct bp_hook_span {
-    int64_t start_ns, outer_ns;
+    int64_t start_ns, outer_ns; /* the profiler's */
+    uint64_t tool[2];           /* the tool interface's (a region's data, its call site) */
 };
 
 /* The listener's side of each hook (listen.c). Call the hooks, not these. */
-void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn);
+void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested);
 void bp_listen_team_obtained(int level);
-void bp_listen_fork(void *team, int level, int team_size, const void *fn);
+void bp_listen_fork(void *team, struct bp_hook_span *s, int level, int team_size,
+                    const void *fn);
+void bp_listen_primary_begin(struct bp_hook_span *s, int level, int team_size);
 void bp_listen_join_begin(int level);
 void bp_listen_join_end(struct bp_hook_span *s, void *team, int level, int team_size);
 void bp_listen_worker_idle(void);
@@ -71,12 +75,14 @@ extern _Atomic int bp_listen_sites;
 
 /* ---- regions, on the thread that forks them (thread 0) ------------------ */
 
-/* A region of fn at `level` begins, before its team is obtained; s, in
- * the region's frame, is handed to its join_end. */
-static inline void bp_hook_region_begin(struct bp_hook_span *s, int level, const void *fn)
+/* A region of fn at `level` begins, before its team is obtained (it asks
+ * for `requested` threads, before the caps); s, in the region's frame, is
+ * handed to its fork, primary_begin and join_end. */
+static inline void bp_hook_region_begin(struct bp_hook_span *s, int level, const void *fn,
+                                        int requested)
 {
     if (bp_listening)
-        bp_listen_region_begin(s, level, fn);
+        bp_listen_region_begin(s, level, fn, requested);
 }
 
 /* Its team was made or grown (the pool's slow path), now. */
@@ -89,10 +95,19 @@ static inline void bp_hook_team_obtained(int level)
 /* A team of team_size is about to start its workers on the region of fn:
  * before their start blocks are published, so that what the listener
  * writes in the team's block (team) is seen by every worker. */
-static inline void bp_hook_fork(void *team, int level, int team_size, const void *fn)
+static inline void bp_hook_fork(void *team, struct bp_hook_span *s, int level, int team_size,
+                                const void *fn)
 {
     if (bp_listening)
-        bp_listen_fork(team, level, team_size, fn);
+        bp_listen_fork(team, s, level, team_size, fn);
+}
+
+/* Thread 0 is about to run its share of the region at `level` (its own
+ * level now) on a team of team_size (1: a region of one thread). */
+static inline void bp_hook_primary_begin(struct bp_hook_span *s, int level, int team_size)
+{
+    if (bp_listening)
+        bp_listen_primary_begin(s, level, team_size);
 }
 
 /* Thread 0 has finished its share and reached the join. */
@@ -280,5 +295,8 @@ enum { BP_PHASE_NAME = 64 }; /* a phase's name, its final 0 included */
 int bp_hook_profile_phase(const char *name);
 int bp_hook_profile_reset(void);
 int bp_hook_profile_write(FILE *out);
+/* omp_control_tool: the tool's answer, or omp_control_tool_notool (-2)
+ * when none is started, _nocallback (-1) when it set no callback. */
+int bp_hook_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *ra);
 
 #endif

@@ -412,9 +412,12 @@ BP_API int omp_in_explicit_task(void)
     return t->task != NULL && !(t->task->flags & BP_TASK_IMPLICIT);
 }
 
-/* No OMPT tool is ever attached: omp_control_tool_notool. */
+/* Passed to the OMPT tool's control_tool callback (the runtime started
+ * first: that is when a tool is found); omp_control_tool_notool (-2)
+ * without a tool, _nocallback (-1) when it set none. */
 BP_API int omp_control_tool(int command, int modifier, void *arg)
 {
-    (void)command, (void)modifier, (void)arg;
-    return -2;
+    bp_pool_ensure_init();
+    return bp_hook_control_tool((uint64_t)(int64_t)command, (uint64_t)(int64_t)modifier, arg,
+                                __builtin_return_address(0));
 }

@@ -334,7 +334,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     own->team_size = team_size;
     own->epoch_base = (uint32_t)epoch_base;
     own->level = level;
-    bp_hook_fork(team->listen, level, team_size, fn);
+    bp_hook_fork(team->listen, &f->hook, level, team_size, fn);
     bp_fork_children(own);
     save_team(t, &f->saved);
     begin_task(t, &icv, &f->implicit);
@@ -387,13 +387,14 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         bp_bind_caller();
     if (team_size <= 0)
         team_size = requested_threads(t);
+    int requested = team_size;
     t->pushed_threads = 0;
     team_size = team_size_for(t, team_size);
     f->outermost = t->level == 0;
     f->team_size = 1;
     f->team = NULL;
     /* No region takes a lock: each runs on a team of its own (team.c). */
-    bp_hook_region_begin(&f->hook, t->level + 1, fn);
+    bp_hook_region_begin(&f->hook, t->level + 1, fn, requested);
     /* acquire: pairs with the destructor's release of shut_down */
     if (team_size > 1 && !atomic_load_explicit(&bp_pool.shut_down, memory_order_acquire)) {
         int got = 1, slow = 0;
@@ -417,6 +418,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     } else {
         serial_enter(t, f);
     }
+    bp_hook_primary_begin(&f->hook, t->level, f->team_size);
 }
 
 void bp_fork_end(struct bp_fork_frame *f)

@@ -27,20 +27,18 @@
 #include <string.h>
 
 #include "profile.h"
+#include "../listeners.h"
 #include "../prim.h"
 
-#ifndef BP_NO_PROFILER
-int bp_listening;
-#endif
+/* The profiler listens (listen.c at the top sends it the hooks): set once
+ * at the pool's start, before any region. */
+static int listening;
 /* The final report is written (the pool's shutdown): a region that still
  * begins (regions run on their caller from then on) is not timed, as the
  * profile it would go to is gone. Written and read by the shutdown's
  * thread, and by threads whose regions began after it: only they read it
  * set, and a region that began before it ends before the report. */
 static _Atomic int reported;
-/* relaxed: a hint to the ABI entries, set once when the pool starts (it
- * stays 1 until then: the first region's entry runs before) */
-_Atomic int bp_listen_sites = 1;
 
 /* A team's block: one entry per thread, on a line of its own, which that
  * thread writes before it arrives at the join and thread 0 reads after it;
@@ -67,8 +65,9 @@ struct team_block {
 
 /* ---- regions, thread 0 ----------------------------------------------------- */
 
-void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn)
+void bp_prof_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested)
 {
+    (void)requested;
     struct bp_listen_thread *lt = &bp_lt;
     s->outer_ns = lt->task_inner_ns; /* given back at its end */
     /* relaxed: see `reported` */
@@ -85,13 +84,13 @@ void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn)
     bp_steps_begin(lt, lt->start_ns);
 }
 
-void bp_listen_team_obtained(int level)
+void bp_prof_team_obtained(int level)
 {
     if (level == 1 && bp_lt.timed)
         bp_lt.obtain_ns = bp_now_ns() - bp_lt.start_ns;
 }
 
-void bp_listen_fork(void *team, int level, int team_size, const void *fn)
+void bp_prof_fork(void *team, int level, int team_size, const void *fn)
 {
     struct team_block *b = team;
     struct bp_listen_thread *lt = &bp_lt;
@@ -101,7 +100,7 @@ void bp_listen_fork(void *team, int level, int team_size, const void *fn)
     b->fork_ns = level == 1 && lt->timed ? lt->start_ns : 0;
 }
 
-void bp_listen_join_begin(int level)
+void bp_prof_join_begin(int level)
 {
     if (level == 1 && bp_lt.timed)
         bp_lt.joined_ns = bp_now_ns();
@@ -168,7 +167,7 @@ static void sample_of(struct bp_region_sample *s, struct bp_listen_thread *lt,
     s->thread_steps = b->steps;
 }
 
-void bp_listen_join_end(struct bp_hook_span *span, void *team, int level, int team_size)
+void bp_prof_join_end(struct bp_hook_span *span, void *team, int level, int team_size)
 {
     struct bp_listen_thread *lt = &bp_lt;
     lt->task_inner_ns = span->outer_ns; /* as it was when the region began */
@@ -193,9 +192,9 @@ void bp_listen_join_end(struct bp_hook_span *span, void *team, int level, int te
 
 /* ---- a worker's share -------------------------------------------------------- */
 
-void bp_listen_worker_idle(void) { bp_lt.slept = 0; }
+void bp_prof_worker_idle(void) { bp_lt.slept = 0; }
 
-void bp_listen_share_begin(void *team, int level, int tid, int help)
+void bp_prof_share_begin(void *team, int level, int tid, int help)
 {
     /* thread 0's call back to help with its tasks is part of its region,
      * whose figures go on */
@@ -213,7 +212,7 @@ void bp_listen_share_begin(void *team, int level, int tid, int help)
     bp_steps_begin(lt, 0); /* a worker's own time before its rest episodes is not used */
 }
 
-void bp_listen_share_end(void *team, int level, int tid, int help)
+void bp_prof_share_end(void *team, int level, int tid, int help)
 {
     struct bp_listen_thread *lt = &bp_lt;
     if (!lt->share_timed)
@@ -240,12 +239,12 @@ void bp_listen_share_end(void *team, int level, int tid, int help)
  * episode, arrival and release, as a step of its region and adds its wait.
  * The barriers of a nested team are not the outermost region's steps, and
  * their waits are not counted. */
-int64_t bp_listen_barrier_arrive(int level, int team_size)
+int64_t bp_prof_barrier_arrive(int level, int team_size)
 {
     return level == 1 && team_size > 1 ? bp_now_ns() : 0;
 }
 
-void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns)
+void bp_prof_barrier_release(int level, int team_size, int64_t arrived_ns)
 {
     if (level != 1)
         return;
@@ -261,20 +260,20 @@ void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns)
         bp_trace_event(lt, BP_TRACE_BARRIER, NULL, arrived_ns, now);
 }
 
-void bp_listen_iterations(uint64_t n)
+void bp_prof_iterations(uint64_t n)
 {
     bp_lt.iters += n;
     bp_lt.iters_counted = 1;
 }
 
-void bp_listen_task_begin(struct bp_hook_span *s)
+void bp_prof_task_begin(struct bp_hook_span *s)
 {
     s->outer_ns = bp_lt.task_inner_ns;
     bp_lt.task_inner_ns = 0;
     s->start_ns = bp_now_ns();
 }
 
-void bp_listen_task_end(struct bp_hook_span *s, const void *fn)
+void bp_prof_task_end(struct bp_hook_span *s, const void *fn)
 {
     struct bp_listen_thread *lt = &bp_lt;
     int64_t end = bp_now_ns();
@@ -286,13 +285,13 @@ void bp_listen_task_end(struct bp_hook_span *s, const void *fn)
 
 /* A wait is not the waiting task's own time (the tasks run meanwhile add
  * theirs, which the whole wait replaces). */
-void bp_listen_task_wait_begin(struct bp_hook_span *s)
+void bp_prof_task_wait_begin(struct bp_hook_span *s)
 {
     s->outer_ns = bp_lt.task_inner_ns;
     s->start_ns = bp_now_ns();
 }
 
-void bp_listen_task_wait_end(struct bp_hook_span *s)
+void bp_prof_task_wait_end(struct bp_hook_span *s)
 {
     bp_lt.task_inner_ns = s->outer_ns + (bp_now_ns() - s->start_ns);
 }
@@ -306,12 +305,12 @@ static struct bp_wait_stats *waits(void)
     return bp_lt.waits != NULL ? bp_lt.waits : bp_waits_callers();
 }
 
-void bp_listen_wait_spun(int64_t since_ns)
+void bp_prof_wait_spun(int64_t since_ns)
 {
     atomic_fetch_add_explicit(&waits()->spin_ns, bp_now_ns() - since_ns, memory_order_relaxed);
 }
 
-int64_t bp_listen_wait_sleep(int64_t since_ns)
+int64_t bp_prof_wait_sleep(int64_t since_ns)
 {
     int64_t now = bp_now_ns();
     struct bp_wait_stats *w = waits();
@@ -321,17 +320,17 @@ int64_t bp_listen_wait_sleep(int64_t since_ns)
     return now;
 }
 
-void bp_listen_wait_woken(int64_t slept_ns)
+void bp_prof_wait_woken(int64_t slept_ns)
 {
     atomic_fetch_add_explicit(&waits()->sleep_ns, bp_now_ns() - slept_ns, memory_order_relaxed);
 }
 
-void bp_listen_wait_wake(void)
+void bp_prof_wait_wake(void)
 {
     atomic_fetch_add_explicit(&waits()->wakes, 1, memory_order_relaxed);
 }
 
-void bp_listen_site(const void *ra, const char *src)
+void bp_prof_site(const void *ra, const char *src)
 {
     bp_lt.site_ra = ra;
     bp_lt.site_src = src;
@@ -339,29 +338,25 @@ void bp_listen_site(const void *ra, const char *src)
 
 /* ---- the process ------------------------------------------------------------------- */
 
-void bp_hook_start(int max_threads)
+int bp_prof_start(int max_threads)
 {
     bp_trace_init(); /* before the profile, whose clock reads it needs */
     bp_profile_init(max_threads);
-    if (!bp_profiling) {
-        /* relaxed: a hint, see above */
-        atomic_store_explicit(&bp_listen_sites, 0, memory_order_relaxed);
-        return;
-    }
+    if (!bp_profiling)
+        return 0;
     if (bp_waits_make(max_threads) != 0)
         bp_warn("profile: out of memory for the threads' wait figures; they are not kept");
-#ifndef BP_NO_PROFILER
-    bp_listening = 1;
-#endif
+    listening = 1;
     if (bp_config.profile)
         bp_dump_signal_start(bp_profile_dump);
+    return 1;
 }
 
-void bp_hook_thread_begin(int worker)
+void bp_prof_thread_begin(int worker)
 {
     struct bp_listen_thread *lt = &bp_lt;
     lt->worker = worker;
-    if (!bp_listening)
+    if (!listening)
         return;
     lt->waits = bp_waits_begin(worker);
     bp_steps_begin(lt, 0); /* its buffer, made once */
@@ -369,7 +364,7 @@ void bp_hook_thread_begin(int worker)
     bp_waits_set_rec(worker, lt->steps.rec);
 }
 
-void bp_hook_thread_end(void)
+void bp_prof_thread_end(void)
 {
     struct bp_listen_thread *lt = &bp_lt;
     if (lt->steps.rec == NULL)
@@ -379,9 +374,9 @@ void bp_hook_thread_end(void)
     lt->steps.rec = NULL;
 }
 
-int bp_hook_team_resize(void **block, int cap)
+int bp_prof_team_resize(void **block, int cap)
 {
-    if (!bp_listening)
+    if (!listening)
         return 1;
     size_t head = (offsetof(struct team_block, members) + BP_LINE - 1) / BP_LINE * BP_LINE;
     size_t bytes = head + sizeof(struct team_member) * (size_t)cap;
@@ -400,12 +395,12 @@ int bp_hook_team_resize(void **block, int cap)
     }
     memset(b, 0, bytes);
     *b = (struct team_block){.wait = wait, .iters = iters, .joined = joined, .steps = steps};
-    bp_hook_team_free(*block);
+    bp_prof_team_free(*block);
     *block = b;
     return 1;
 }
 
-void bp_hook_team_free(void *block)
+void bp_prof_team_free(void *block)
 {
     struct team_block *b = block;
     if (b == NULL)
@@ -423,7 +418,7 @@ void bp_hook_team_free(void *block)
  * regions (as with libgomp). */
 static int atfork_locked;
 
-void bp_hook_atfork_prepare(int in_region)
+void bp_prof_atfork_prepare(int in_region)
 {
     if (!in_region) {
         bp_profile_lock();
@@ -431,7 +426,7 @@ void bp_hook_atfork_prepare(int in_region)
     }
 }
 
-void bp_hook_atfork_parent(void)
+void bp_prof_atfork_parent(void)
 {
     if (atfork_locked) {
         atfork_locked = 0;
@@ -439,7 +434,7 @@ void bp_hook_atfork_parent(void)
     }
 }
 
-void bp_hook_atfork_child(void)
+void bp_prof_atfork_child(void)
 {
     atfork_locked = 0;
     bp_profile_lock_fork_child();
@@ -452,9 +447,9 @@ void bp_hook_atfork_child(void)
         bp_trace_free(lt); /* and writes its own trace */
 }
 
-int bp_hook_exit_busy(void) { return bp_profile_lock_held(); }
+int bp_prof_exit_busy(void) { return bp_profile_lock_held(); }
 
-void bp_hook_exit_in_region(void)
+void bp_prof_exit_in_region(void)
 {
     if (!bp_profiling)
         return;
@@ -463,27 +458,27 @@ void bp_hook_exit_in_region(void)
     bp_profile_unlock();
 }
 
-void bp_hook_exit_begin(void)
+void bp_prof_exit_begin(void)
 {
     bp_dump_signal_stop(); /* its dumps take the profile's lock */
 }
 
-void bp_hook_exit_abandon(void)
+void bp_prof_exit_abandon(void)
 {
     if (bp_profiling)
         bp_warn("profile not reported: a region was still running when the pool shut down");
     bp_live_unlink();
 }
 
-int bp_hook_exit_lock(const struct timespec *deadline)
+int bp_prof_exit_lock(const struct timespec *deadline)
 {
     if (bp_profile_lock_timed(deadline))
         return 1;
-    bp_hook_exit_abandon();
+    bp_prof_exit_abandon();
     return 0;
 }
 
-void bp_hook_exit_report(void)
+void bp_prof_exit_report(void)
 {
     struct bp_listen_thread *lt = &bp_lt;
     bp_profile_report(lt, 1);
@@ -496,8 +491,8 @@ void bp_hook_exit_report(void)
 
 /* ---- the profile's calls (buddypool.h; life.c takes them) ---------------------- */
 
-int bp_hook_profile_phase(const char *name) { return bp_profile_phase(name); }
+int bp_prof_profile_phase(const char *name) { return bp_profile_phase(name); }
 
-int bp_hook_profile_reset(void) { return bp_profile_reset(); }
+int bp_prof_profile_reset(void) { return bp_profile_reset(); }
 
-int bp_hook_profile_write(FILE *out) { return bp_profile_write(out); }
+int bp_prof_profile_write(FILE *out) { return bp_profile_write(out); }

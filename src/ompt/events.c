@@ -1,0 +1,226 @@
+/* events.c: the tool interface's side of the seam. The switchboard hands
+ * it the core's hooks while a tool is started (start.c); it turns them
+ * into the tool's callbacks and keeps, per thread, the records the tool's
+ * queries read (ompt.h).
+ *
+ * What is sent, and where:
+ * - thread_begin and thread_end: a pool worker's when it starts and ends;
+ *   an application thread's (ompt_thread_initial) at its first event, with
+ *   the begin of its initial task (implicit_task, ompt_task_initial), whose
+ *   end and the thread's end come at finalization (start.c) for the thread
+ *   that finalizes.
+ * - parallel_begin on the forking thread before its team is obtained (the
+ *   requested size is what the region asked for, before the caps), with the
+ *   call site the ABI entry noted (BP_HOOK_SITE) as codeptr_ra; the
+ *   region's parallel_data lives in the span on the forking thread's stack
+ *   (tool[0]), and the team's block hands its address to the workers.
+ * - implicit_task begin on thread 0 when its share starts (a team of one
+ *   too) and on each worker when its share starts; the worker's end when
+ *   its share ends, thread 0's after the join, before parallel_end.
+ * A worker called back only to help with thread 0's tasks sends nothing:
+ * that is still its share of the region. Task frames are not recorded yet
+ * (zero, as a runtime that does not know them reports). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ompt.h"
+#include "../listeners.h"
+
+_Thread_local struct bp_ompt_thread bp_ompt_tls;
+/* the tool's callbacks (start.c sets them; ompt.h) */
+ompt_callback_t bp_ompt_cb[BP_OMPT_EVENTS];
+/* What a callback is handed for a task past BP_OMPT_DEPTH, or for one the
+ * thread has no record of: valid storage, its own per thread. */
+static _Thread_local ompt_data_t scratch;
+static const ompt_frame_t no_frame;
+
+struct bp_ompt_task *bp_ompt_task_at(struct bp_ompt_thread *th, int ancestor_level)
+{
+    if (ancestor_level < 0 || ancestor_level >= th->depth)
+        return NULL;
+    int i = th->depth - 1 - ancestor_level;
+    return i < BP_OMPT_DEPTH ? &th->tasks[i] : NULL;
+}
+
+static struct bp_ompt_task *push(struct bp_ompt_thread *th, ompt_data_t *parallel,
+                                 unsigned team_size, unsigned thread_num, int flags)
+{
+    struct bp_ompt_task *t = th->depth < BP_OMPT_DEPTH ? &th->tasks[th->depth] : NULL;
+    th->depth++;
+    if (t != NULL)
+        *t = (struct bp_ompt_task){.parallel = parallel, .team_size = team_size,
+                                   .thread_num = thread_num, .flags = flags};
+    return t;
+}
+
+static ompt_data_t *data_of(struct bp_ompt_task *t) { return t != NULL ? &t->data : &scratch; }
+
+static void implicit(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                     unsigned n, unsigned index, int flags)
+{
+    ompt_callback_implicit_task_t cb =
+        (ompt_callback_implicit_task_t)bp_ompt_callback(ompt_callback_implicit_task);
+    if (cb != NULL)
+        cb(endpoint, parallel, task, n, index, flags);
+}
+
+void bp_ompt_thread_known(struct bp_ompt_thread *th)
+{
+    if (th->begun)
+        return;
+    th->begun = 1;
+    th->state = th->worker ? ompt_state_idle : ompt_state_work_serial;
+    ompt_callback_thread_begin_t cb =
+        (ompt_callback_thread_begin_t)bp_ompt_callback(ompt_callback_thread_begin);
+    if (cb != NULL)
+        cb(th->worker ? ompt_thread_worker : ompt_thread_initial, &th->data);
+    if (th->worker)
+        return;
+    struct bp_ompt_task *t = push(th, &th->initial_parallel, 1, 0, ompt_task_initial);
+    implicit(ompt_scope_begin, &th->initial_parallel, data_of(t), 1, 1, ompt_task_initial);
+}
+
+void bp_ompt_initial_end(void)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    if (!th->begun || th->worker)
+        return;
+    /* the initial task is the bottom of the stack (a region that still
+     * runs at exit is not ended: its end never comes) */
+    implicit(ompt_scope_end, &th->initial_parallel, data_of(bp_ompt_task_at(th, th->depth - 1)),
+             1, 1, ompt_task_initial);
+    ompt_callback_thread_end_t cb =
+        (ompt_callback_thread_end_t)bp_ompt_callback(ompt_callback_thread_end);
+    if (cb != NULL)
+        cb(&th->data);
+    th->begun = 0;
+    th->depth = 0;
+}
+
+/* ---- regions ------------------------------------------------------------ */
+
+/* The region's words in the span (hooks.h): its parallel_data, and the
+ * call site for parallel_end. */
+static ompt_data_t *parallel_of(struct bp_hook_span *s) { return (ompt_data_t *)&s->tool[0]; }
+
+void bp_ompt_region_begin(struct bp_hook_span *s, int level, int requested)
+{
+    (void)level;
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    bp_ompt_thread_known(th);
+    const void *ra = th->ra;
+    th->ra = NULL;
+    s->tool[0] = 0;
+    s->tool[1] = (uint64_t)(uintptr_t)ra;
+    struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
+    ompt_callback_parallel_begin_t cb =
+        (ompt_callback_parallel_begin_t)bp_ompt_callback(ompt_callback_parallel_begin);
+    if (cb != NULL)
+        cb(data_of(enc), enc != NULL ? &enc->frame : &no_frame, parallel_of(s),
+           requested > 0 ? (unsigned)requested : 1u,
+           ompt_parallel_invoker_program | ompt_parallel_team, ra);
+}
+
+void bp_ompt_fork(void *team, struct bp_hook_span *s, int team_size)
+{
+    struct bp_ompt_team *b = team;
+    b->parallel = parallel_of(s);
+    b->team_size = (unsigned)team_size;
+}
+
+void bp_ompt_primary_begin(struct bp_hook_span *s, int team_size)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    struct bp_ompt_task *t =
+        push(th, parallel_of(s), (unsigned)team_size, 0, ompt_task_implicit);
+    th->state = ompt_state_work_parallel;
+    implicit(ompt_scope_begin, parallel_of(s), data_of(t), (unsigned)team_size, 0,
+             ompt_task_implicit);
+}
+
+void bp_ompt_join_end(struct bp_hook_span *s, int team_size)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    implicit(ompt_scope_end, NULL, data_of(bp_ompt_task_at(th, 0)), (unsigned)team_size, 0,
+             ompt_task_implicit);
+    if (th->depth > 0)
+        th->depth--;
+    struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
+    th->state = enc != NULL && (enc->flags & ompt_task_initial) ? ompt_state_work_serial
+                                                                  : ompt_state_work_parallel;
+    ompt_callback_parallel_end_t cb =
+        (ompt_callback_parallel_end_t)bp_ompt_callback(ompt_callback_parallel_end);
+    if (cb != NULL)
+        cb(parallel_of(s), data_of(enc), ompt_parallel_invoker_program | ompt_parallel_team,
+           (const void *)(uintptr_t)s->tool[1]);
+}
+
+/* ---- a worker's share ------------------------------------------------------ */
+
+void bp_ompt_worker_idle(void) { bp_ompt_tls.state = ompt_state_idle; }
+
+void bp_ompt_share_begin(void *team, int tid, int help)
+{
+    struct bp_ompt_team *b = team;
+    if (help || b == NULL)
+        return;
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    struct bp_ompt_task *t = push(th, b->parallel, b->team_size, (unsigned)tid,
+                                  ompt_task_implicit);
+    th->state = ompt_state_work_parallel;
+    implicit(ompt_scope_begin, b->parallel, data_of(t), b->team_size, (unsigned)tid,
+             ompt_task_implicit);
+}
+
+void bp_ompt_share_end(void *team, int tid, int help)
+{
+    struct bp_ompt_team *b = team;
+    if (help || b == NULL)
+        return;
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    implicit(ompt_scope_end, NULL, data_of(bp_ompt_task_at(th, 0)), b->team_size,
+             (unsigned)tid, ompt_task_implicit);
+    if (th->depth > 0)
+        th->depth--;
+    th->state = ompt_state_overhead;
+}
+
+/* ---- barriers ------------------------------------------------------------- */
+
+void bp_ompt_barrier_arrive(void) { bp_ompt_tls.state = ompt_state_wait_barrier; }
+
+void bp_ompt_barrier_release(void) { bp_ompt_tls.state = ompt_state_work_parallel; }
+
+/* ---- threads, sites, teams ------------------------------------------------- */
+
+void bp_ompt_thread_begin(int worker)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    th->worker = worker > 0;
+    bp_ompt_thread_known(th);
+}
+
+void bp_ompt_thread_end(void)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    if (!th->begun)
+        return;
+    ompt_callback_thread_end_t cb =
+        (ompt_callback_thread_end_t)bp_ompt_callback(ompt_callback_thread_end);
+    if (cb != NULL)
+        cb(&th->data);
+    th->begun = 0;
+}
+
+void bp_ompt_site(const void *ra) { bp_ompt_tls.ra = ra; }
+
+int bp_ompt_team_resize(void **block, int cap)
+{
+    (void)cap; /* the block does not grow with the team */
+    if (*block == NULL)
+        *block = calloc(1, sizeof(struct bp_ompt_team));
+    return *block != NULL;
+}
+
+void bp_ompt_team_free(void *block) { free(block); }

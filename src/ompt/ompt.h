@@ -1,0 +1,63 @@
+/* ompt.h: what the two files of the tool interface share. start.c finds
+ * and starts the tool, answers its lookups and holds the callbacks it
+ * registered; events.c turns the hooks the switchboard hands it into the
+ * callbacks. Both keep their state here, in the listener's own storage:
+ * per thread a record of the thread and a stack of the tasks it is in
+ * (what ompt_get_task_info and ompt_get_parallel_info read), per region the
+ * words of the span the core keeps on the forking thread's stack, per team
+ * a block the core keeps for the listeners. */
+#ifndef BUDDYPOOL_OMPT_H
+#define BUDDYPOOL_OMPT_H
+
+#include "tools.h"
+
+/* The callbacks the tool set, by event: written by ompt_set_callback
+ * (release), read by the events (acquire: the tool's writes before it set
+ * the callback are seen by the thread that calls it). */
+extern ompt_callback_t bp_ompt_cb[BP_OMPT_EVENTS];
+static inline ompt_callback_t bp_ompt_callback(int event)
+{
+    return __atomic_load_n(&bp_ompt_cb[event], __ATOMIC_ACQUIRE);
+}
+
+/* A task the thread is in, innermost last: its data, its region's data and
+ * size, the thread's number in it, its ompt_task_flag_t flags, its frame. */
+struct bp_ompt_task {
+    ompt_data_t data;
+    ompt_data_t *parallel;
+    unsigned team_size, thread_num;
+    int flags;
+    ompt_frame_t frame;
+};
+/* Tasks kept per thread; deeper ones are counted, not described. */
+enum { BP_OMPT_DEPTH = 16 };
+
+struct bp_ompt_thread {
+    ompt_data_t data;           /* ompt_get_thread_data's */
+    int begun;                  /* thread_begin sent */
+    int worker;                 /* a pool worker (else an application thread) */
+    ompt_state_t state;
+    ompt_wait_id_t wait_id;
+    int depth;                  /* tasks it is in */
+    struct bp_ompt_task tasks[BP_OMPT_DEPTH];
+    ompt_data_t initial_parallel; /* the initial task's implicit region */
+    const void *ra;             /* the next region's call site (BP_HOOK_SITE) */
+};
+extern _Thread_local struct bp_ompt_thread bp_ompt_tls;
+
+/* The task ancestor_level levels out from the innermost, or NULL. */
+struct bp_ompt_task *bp_ompt_task_at(struct bp_ompt_thread *th, int ancestor_level);
+/* The calling thread is known to the tool: thread_begin sent once, and an
+ * application thread's initial task begun (events.c). */
+void bp_ompt_thread_known(struct bp_ompt_thread *th);
+/* The initial thread's and task's ends, once, at finalization (events.c). */
+void bp_ompt_initial_end(void);
+
+/* A team's block: written by thread 0 at the fork, before the go that
+ * publishes it, read by the workers at their start. */
+struct bp_ompt_team {
+    ompt_data_t *parallel;
+    unsigned team_size;
+};
+
+#endif

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""check-ompt.py MODE PROGRAM [TOOL]: run an OMPT test program (regions.c)
+and check what the test tool (record.c) saw.
+
+Modes:
+  record      the tool from OMP_TOOL_LIBRARIES: every region, implicit task
+              and thread begun and ended, the tool's own checks clean,
+              omp_control_tool answered by the tool
+  in-program  the tool linked into the program: found without
+              OMP_TOOL_LIBRARIES
+  verbose     OMP_TOOL_VERBOSE_INIT=stdout with a missing library before the
+              tool: both tries logged, the tool started
+  disabled    OMP_TOOL=disabled: no tool, omp_control_tool gives -2
+  decline-start, decline-init
+              the tool's ompt_start_tool returns NULL / its initialize 0: not
+              used (finalize not called), omp_control_tool gives -2
+  bad-env     OMP_TOOL=maybe: a warning, and the tool is started
+Extra environment (LD_PRELOAD for the preloaded runs) comes from the test.
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg, out):
+    sys.exit("check-ompt: %s\n--- output ---\n%s" % (msg, out))
+
+
+def run(prog, env):
+    e = dict(os.environ)
+    e.update(env)
+    e.setdefault("OMP_NUM_THREADS", "2")
+    p = subprocess.run([prog], env=e, capture_output=True, text=True, timeout=120)
+    out = p.stdout + p.stderr
+    if p.returncode != 0:
+        fail("%s exited %d" % (prog, p.returncode), out)
+    return p.stdout, p.stderr, out
+
+
+def fields(line_re, out):
+    m = re.search(line_re, out, re.M)
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", m.group(0))} if m else None
+
+
+def check_recorded(out):
+    prog = fields(r"^REGIONS .*$", out)
+    rec = fields(r"^OMPT-RECORD thread_begin.*$", out)
+    sets = fields(r"^OMPT-SET .*$", out)
+    if prog is None or rec is None or sets is None:
+        fail("no REGIONS, OMPT-RECORD or OMPT-SET line", out)
+    if "OMPT-ERROR" in out or rec["errors"] != 0:
+        fail("the tool found errors", out)
+    want = {"parallel_begin": prog["regions"], "parallel_end": prog["regions"],
+            "implicit_begin": prog["implicit"] + 1, "implicit_end": prog["implicit"] + 1,
+            "initial": 1, "max_team": 2, "thread_end": rec["thread_begin"]}
+    for k, v in want.items():
+        if rec[k] != v:
+            fail("%s=%d, expected %d" % (k, rec[k], v), out)
+    if rec["thread_begin"] < 2:
+        fail("thread_begin=%d: the workers were not seen" % rec["thread_begin"], out)
+    if prog["control"] != 43:
+        fail("omp_control_tool gave %d, not the tool's 43" % prog["control"], out)
+    if sets["thread_begin"] != 5 or sets["implicit_task"] != 5 or sets["bogus"] != 0 or \
+            not 1 <= sets["target"] <= 5 or not 1 <= sets["task_create"] <= 5:
+        fail("ompt_set_callback's answers %s" % sets, out)
+
+
+def check_none(out):
+    prog = fields(r"^REGIONS .*$", out)
+    if prog is None:
+        fail("no REGIONS line", out)
+    if re.search(r"^OMPT-RECORD thread_begin", out, re.M):
+        fail("a tool that should not run was finalized", out)
+    if prog["control"] != -2:
+        fail("omp_control_tool gave %d, not omp_control_tool_notool (-2)" % prog["control"],
+             out)
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    mode, prog = sys.argv[1], sys.argv[2]
+    tool = sys.argv[3] if len(sys.argv) > 3 else ""
+    libs = {"OMP_TOOL_LIBRARIES": tool} if tool else {}
+    if mode in ("record", "in-program"):
+        _, _, out = run(prog, libs)
+        check_recorded(out)
+    elif mode == "verbose":
+        missing = "/nonexistent/libno-such-tool.so"
+        _, _, out = run(prog, {"OMP_TOOL_LIBRARIES": missing + ":" + tool,
+                               "OMP_TOOL_VERBOSE_INIT": "stdout"})
+        for want in [missing + ": cannot be opened", "ompt_start_tool in %s returned a tool"
+                     % tool, "the tool is started"]:
+            if want not in out:
+                fail("the log lacks %r" % want, out)
+        check_recorded(out)
+    elif mode == "disabled":
+        _, _, out = run(prog, dict(libs, OMP_TOOL="disabled"))
+        check_none(out)
+        if "OMPT-RECORD started" in out:
+            fail("OMP_TOOL=disabled, yet the tool was started", out)
+    elif mode in ("decline-start", "decline-init"):
+        _, _, out = run(prog, dict(libs, BP_TEST_TOOL_DECLINE=mode.split("-")[1]))
+        check_none(out)
+        if mode == "decline-init" and "initialize declines" not in out:
+            fail("initialize was not called", out)
+    elif mode == "bad-env":
+        _, err, out = run(prog, dict(libs, OMP_TOOL="maybe"))
+        if "OMP_TOOL=maybe" not in err:
+            fail("no warning names OMP_TOOL=maybe", out)
+        check_recorded(out)
+    else:
+        sys.exit("check-ompt: unknown mode %s" % mode)
+    print("check-ompt %s: ok" % mode)
+
+
+if __name__ == "__main__":
+    main()
