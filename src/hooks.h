@@ -257,8 +257,12 @@ static inline void bp_hook_wait_wake(void)
 /* ---- the process: plain calls, once each --------------------------------- */
 
 /* The pool starts (the configuration read, before any region): the
- * listeners set up from it, max_threads the most threads the pool has. */
+ * listeners set up from it, max_threads the most threads the pool has.
+ * Then, once the runtime is started (outside its start-up, so that a
+ * tool may call the runtime), bp_hook_start_tool: an OpenMP tool is
+ * looked for and started, still before any region. */
 void bp_hook_start(int max_threads);
+void bp_hook_start_tool(int max_threads);
 /* A pool worker (number worker >= 1) starts, and ends. */
 void bp_hook_thread_begin(int worker);
 void bp_hook_thread_end(void);

@@ -192,8 +192,17 @@ void bp_hook_start(int max_threads)
 {
     prof = bp_prof_start(max_threads);
 #ifndef BP_NO_PROFILER
+    bp_listening = prof;
+#endif
+}
+
+void bp_hook_start_tool(int max_threads)
+{
+#ifndef BP_NO_PROFILER
     ompt = bp_ompt_start(max_threads); /* a build without hooks sends no events */
     bp_listening = prof || ompt;
+#else
+    (void)max_threads;
 #endif
     /* relaxed: a hint, see its definition */
     atomic_store_explicit(&bp_listen_sites, prof || ompt, memory_order_relaxed);

@@ -90,9 +90,25 @@ static void start(void)
     atomic_store_explicit(&bp_pool.started, 1, memory_order_release);
 }
 
+/* The tool is started after the runtime, so that its initialize may call
+ * the runtime (whose start-up is done then); a call from inside it does
+ * not wait for itself. Every other thread waits in pthread_once until the
+ * tool is started, so no region begins before. */
+static pthread_once_t tool_once = PTHREAD_ONCE_INIT;
+static _Thread_local int starting_tool;
+
+static void start_tool(void)
+{
+    starting_tool = 1;
+    bp_hook_start_tool(atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed));
+    starting_tool = 0;
+}
+
 void bp_pool_ensure_init(void)
 {
     pthread_once(&bp_pool.init_once, start);
+    if (__builtin_expect(!starting_tool, 1))
+        pthread_once(&tool_once, start_tool);
     if (__builtin_expect(bp_config.display_env != 0, 0))
         display_env_once();
 }

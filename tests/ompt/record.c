@@ -156,6 +156,19 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
         printf("OMPT-ERROR lookup\n");
         return 0;
     }
+    /* buddypool answers from inside initialize (its start-up is over);
+     * libomp's answers there are not checked (BP_TEST_TOOL_LIBOMP) */
+    ompt_get_num_procs_t num_procs = (ompt_get_num_procs_t)lookup("ompt_get_num_procs");
+    ompt_get_num_places_t num_places = (ompt_get_num_places_t)lookup("ompt_get_num_places");
+    if (!num_procs || !num_places) {
+        printf("OMPT-ERROR lookup of ompt_get_num_procs or ompt_get_num_places\n");
+        return 0;
+    }
+    int procs = num_procs(), places = num_places();
+    if (getenv("BP_TEST_TOOL_LIBOMP") == NULL && (procs < 1 || places < 1)) {
+        printf("OMPT-ERROR in initialize: %d procs, %d places\n", procs, places);
+        return 0;
+    }
     set_results[0] = set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
     set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
     set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
