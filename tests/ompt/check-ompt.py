@@ -80,6 +80,9 @@ def check_none(out):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
+    if os.environ.get("BP_SKIP"):
+        print("check-ompt: skipped: %s" % os.environ["BP_SKIP"])
+        sys.exit(77)
     mode, prog = sys.argv[1], sys.argv[2]
     tool = sys.argv[3] if len(sys.argv) > 3 else ""
     libs = {"OMP_TOOL_LIBRARIES": tool} if tool else {}
