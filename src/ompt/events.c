@@ -65,6 +65,16 @@ static void implicit(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt
         cb(endpoint, parallel, task, n, index, flags);
 }
 
+/* thread_end, and the thread no longer known: its next event begins it. */
+static void end_thread(struct bp_ompt_thread *th)
+{
+    ompt_callback_thread_end_t cb =
+        (ompt_callback_thread_end_t)bp_ompt_callback(ompt_callback_thread_end);
+    if (cb != NULL)
+        cb(&th->data);
+    th->begun = 0;
+}
+
 void bp_ompt_thread_known(struct bp_ompt_thread *th)
 {
     if (th->begun)
@@ -90,11 +100,7 @@ void bp_ompt_initial_end(void)
      * runs at exit is not ended: its end never comes) */
     implicit(ompt_scope_end, &th->initial_parallel, data_of(bp_ompt_task_at(th, th->depth - 1)),
              1, 1, ompt_task_initial);
-    ompt_callback_thread_end_t cb =
-        (ompt_callback_thread_end_t)bp_ompt_callback(ompt_callback_thread_end);
-    if (cb != NULL)
-        cb(&th->data);
-    th->begun = 0;
+    end_thread(th);
     th->depth = 0;
 }
 
@@ -204,13 +210,8 @@ void bp_ompt_thread_begin(int worker)
 void bp_ompt_thread_end(void)
 {
     struct bp_ompt_thread *th = &bp_ompt_tls;
-    if (!th->begun)
-        return;
-    ompt_callback_thread_end_t cb =
-        (ompt_callback_thread_end_t)bp_ompt_callback(ompt_callback_thread_end);
-    if (cb != NULL)
-        cb(&th->data);
-    th->begun = 0;
+    if (th->begun)
+        end_thread(th);
 }
 
 void bp_ompt_site(const void *ra) { bp_ompt_tls.ra = ra; }
