@@ -16,7 +16,7 @@ compare builds; the hand-offs say which lines they drew.
 How. For each commit, a worktree of it (under --workdir) gets time stamps
 inserted into its sources (bench/segments/stamps.h: thread 0 publishing
 the worker's go, the worker seeing it, the worker about to store its
-arrival, thread 0 having seen it), and its overhead benchmark is built
+arrival, thread 0 starting to wait for it, thread 0 having seen it), and its overhead benchmark is built
 with them. Each round runs every build's PARALLEL once (2 threads,
 OMP_PROC_BIND=close OMP_PLACES=cores), in a rotating order; each run
 prints each segment's median over its regions, in TSC ticks:
@@ -26,6 +26,11 @@ prints each segment's median over its regions, in TSC ticks:
   arrive_joined  the arrival to thread 0 seeing it (hand-off)
   joined_go      thread 0's part: the end of the join, the return, the
                  next fork up to the next go
+  go_wait        thread 0's own share: from its go store to the start of
+                 its wait for the arrival (its start, the benchmark's delay,
+                 its end); when it is longer than go_seen + seen_arrive,
+                 thread 0, not the hand-off, makes arrive_joined
+  wait_joined    the start of thread 0's wait to its end
   region         go to next go
 The table gives, per build and segment, the median and the least over the
 rounds. The stamps cost a few ticks each, alike in every build.
@@ -44,7 +49,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SEGMENTS = ["go_seen", "seen_arrive", "arrive_joined", "joined_go", "region"]
+SEGMENTS = ["go_seen", "seen_arrive", "arrive_joined", "joined_go", "go_wait", "wait_joined",
+            "region"]
 # Where each stamp goes: the statements it is put before (-1) or after (1),
 # as they read in the sources since the pool's first release; the first
 # statement found is used, once.
@@ -52,6 +58,9 @@ STAMPS = [
     ("SEG_GO();", -1, ["bp_flag_publish(&go->flag, ++slot->go_count);"]),
     ("SEG_SEEN();", 1, ["bp_flag_wait(&go->flag, seen + 1);"]),
     ("SEG_ARRIVE();", -1, ["bp_flag_set(&me->arrive, end);"]),
+    ("SEG_WAIT();", -1, ["used |= bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);",
+                         "used |= bp_join_children(t, team, 0, team_size, end);",
+                         "bp_flag_wait(&team->members[i].arrive, end);"]),
     ("SEG_JOINED();", 1, ["used |= bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);",
                           "used |= bp_join_children(t, team, 0, team_size, end);",
                           "bp_flag_wait(&team->members[i].arrive, end);"]),
