@@ -48,6 +48,77 @@ struct bp_hook_span {
     uint64_t tool[2];           /* the tool interface's (a region's data, its call site) */
 };
 
+/* What a synchronization is, for the listeners that name it (the OpenMP
+ * tool interface's sync regions): a barrier of the program's (explicit), a
+ * worksharing construct's closing one (implicit), one the runtime adds
+ * (copyprivate's), a reduction's (its steps: bp_hook_reduce_step), a
+ * taskwait, a taskgroup, or none (a barrier's or a join's drain of the
+ * team's tasks, an undeferred task's wait for its dependences). */
+enum bp_sync {
+    BP_SYNC_NONE,
+    BP_SYNC_BARRIER,
+    BP_SYNC_BARRIER_IMPLICIT,
+    BP_SYNC_BARRIER_RUNTIME,
+    BP_SYNC_REDUCTION,
+    BP_SYNC_TASKWAIT,
+    BP_SYNC_TASKGROUP,
+};
+
+/* A reduction's steps on each thread, between its barrier_arrive and
+ * barrier_release (barrier.c): a thread that does not fold has published
+ * its data (ARRIVED) and then waits for the release; the thread that folds
+ * has seen every thread's data (GATHERED), folds, and has folded
+ * (FOLDED), just before its release. */
+enum { BP_REDUCE_ARRIVED, BP_REDUCE_GATHERED, BP_REDUCE_FOLDED };
+
+/* Locks, as the listeners name them: the kind of lock, and what happens to
+ * it (ACQUIRE: the thread is about to wait for it; NEST_ACQUIRED and
+ * NEST_RELEASED: a nestable lock the thread holds, taken again or let go
+ * of once but still held). wait_id: the lock's address (a critical's name,
+ * the ordered construct's loop, the atomic fallback's lock). */
+enum bp_mutex {
+    BP_MUTEX_LOCK,
+    BP_MUTEX_TEST_LOCK, /* a lock taken by omp_test_lock */
+    BP_MUTEX_NEST_LOCK,
+    BP_MUTEX_TEST_NEST_LOCK,
+    BP_MUTEX_CRITICAL,
+    BP_MUTEX_ATOMIC,
+    BP_MUTEX_ORDERED,
+};
+enum {
+    BP_LOCK_INIT,
+    BP_LOCK_DESTROY,
+    BP_LOCK_ACQUIRE,
+    BP_LOCK_ACQUIRED,
+    BP_LOCK_RELEASED,
+    BP_LOCK_NEST_ACQUIRED,
+    BP_LOCK_NEST_RELEASED,
+};
+
+/* An explicit task, as the listeners see it made: undeferred (its maker
+ * waits for it), included (run at once on its maker's stack), final,
+ * untied, mergeable. The listeners keep what they record of it in its
+ * word (struct bp_task's `tool`, zero when it is made). */
+enum {
+    BP_TASKF_UNDEFERRED = 1,
+    BP_TASKF_INCLUDED = 2,
+    BP_TASKF_FINAL = 4,
+    BP_TASKF_UNTIED = 8,
+    BP_TASKF_MERGEABLE = 16,
+    BP_TASKF_TASKWAIT = 32, /* the empty task of a taskwait with dependences */
+};
+/* One dependence of a task: its variable and its kind (omp_all_memory's
+ * address is 0), as the ABI layers read their clauses and the listeners
+ * are told them. */
+enum { BP_DEP_IN = 1, BP_DEP_OUT, BP_DEP_INOUT, BP_DEP_MUTEXINOUTSET, BP_DEP_INOUTSET, BP_DEP_ALL };
+struct bp_dep {
+    uintptr_t addr;
+    int kind; /* BP_DEP_* */
+};
+/* How an explicit task's code stopped (bp_hook_task_end): it completed,
+ * it waits for its event (detach), or another part of it comes later. */
+enum { BP_TASK_END_COMPLETE, BP_TASK_END_DETACH, BP_TASK_END_PART };
+
 /* The listener's side of each hook (listen.c). Call the hooks, not these. */
 void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested);
 void bp_listen_team_obtained(int level);
@@ -59,13 +130,21 @@ void bp_listen_join_end(struct bp_hook_span *s, void *team, int level, int team_
 void bp_listen_worker_idle(void);
 void bp_listen_share_begin(void *team, int level, int tid, int help);
 void bp_listen_share_end(void *team, int level, int tid, int help);
-int64_t bp_listen_barrier_arrive(int level, int team_size);
-void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns);
+int64_t bp_listen_barrier_arrive(int level, int team_size, int kind);
+void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns, int kind);
+void bp_listen_reduce_step(int step);
+void bp_listen_share_left(void);
+void bp_listen_sync(int kind, int begin);
+void bp_listen_mutex(int kind, int what, const void *wait_id);
+void bp_listen_task_create(uint64_t *word, int flags, const void *fn,
+                           const struct bp_dep *deps, int ndeps);
+void bp_listen_task_fulfill(uint64_t *word, int late);
+void bp_listen_task_inline(uint64_t *word, int begin);
 void bp_listen_iterations(uint64_t n);
-void bp_listen_task_begin(struct bp_hook_span *s);
-void bp_listen_task_end(struct bp_hook_span *s, const void *fn);
-void bp_listen_task_wait_begin(struct bp_hook_span *s);
-void bp_listen_task_wait_end(struct bp_hook_span *s);
+void bp_listen_task_begin(struct bp_hook_span *s, uint64_t *word);
+void bp_listen_task_end(struct bp_hook_span *s, const void *fn, uint64_t *word, int how);
+void bp_listen_task_wait_begin(struct bp_hook_span *s, int kind);
+void bp_listen_task_wait_end(struct bp_hook_span *s, int kind);
 void bp_listen_wait_spun(int64_t since_ns);
 int64_t bp_listen_wait_sleep(int64_t since_ns);
 void bp_listen_wait_woken(int64_t slept_ns);
@@ -149,20 +228,51 @@ static inline void bp_hook_share_end(void *team, int level, int tid, int help)
         bp_listen_share_end(team, level, tid, help);
 }
 
+/* Its arrival at the join is stored (after share_end, not for a help): it
+ * no longer reads the team's words, nor may a listener. */
+static inline void bp_hook_share_left(int help)
+{
+    if (bp_listening && !help)
+        bp_listen_share_left();
+}
+
 /* ---- barriers and loops -------------------------------------------------- */
 
-/* A thread arrives at a barrier episode of its team (or a reduction's); the
- * value returned is handed to the release. */
-static inline int64_t bp_hook_barrier_arrive(int level, int team_size)
+/* A thread arrives at a barrier episode of its team, or a reduction's
+ * (kind: enum bp_sync); the value returned is handed to the release. */
+static inline int64_t bp_hook_barrier_arrive(int level, int team_size, int kind)
 {
-    return bp_listening ? bp_listen_barrier_arrive(level, team_size) : 0;
+    return bp_listening ? bp_listen_barrier_arrive(level, team_size, kind) : 0;
 }
 
 /* It leaves it, every thread of the team having arrived. */
-static inline void bp_hook_barrier_release(int level, int team_size, int64_t arrived)
+static inline void bp_hook_barrier_release(int level, int team_size, int64_t arrived, int kind)
 {
     if (bp_listening)
-        bp_listen_barrier_release(level, team_size, arrived);
+        bp_listen_barrier_release(level, team_size, arrived, kind);
+}
+
+/* A reduction's step (BP_REDUCE_*) on the calling thread. */
+static inline void bp_hook_reduce_step(int step)
+{
+    if (bp_listening)
+        bp_listen_reduce_step(step);
+}
+
+/* A synchronization that is not a barrier's nor a task wait's span begins
+ * (begin 1) or ends: a taskgroup's opening, a taskwait with dependences. */
+static inline void bp_hook_sync(int kind, int begin)
+{
+    if (bp_listening)
+        bp_listen_sync(kind, begin);
+}
+
+/* A lock (enum bp_mutex) is made, destroyed, waited for, taken or let go
+ * of (BP_LOCK_*) by the calling thread. */
+static inline void bp_hook_mutex(int kind, int what, const void *wait_id)
+{
+    if (bp_listening)
+        bp_listen_mutex(kind, what, wait_id);
 }
 
 /* The calling thread ran n iterations of a worksharing loop. */
@@ -174,36 +284,66 @@ static inline void bp_hook_iterations(uint64_t n)
 
 /* ---- tasks --------------------------------------------------------------- */
 
-/* An explicit task's code runs between these (fn: the task's function).
- * The pool may start, and a listener with it, inside a task's code (its
- * first region forked there): an end is heard only when its begin was
- * (start_ns, the listener's clock reading, is never negative). */
-static inline void bp_hook_task_begin(struct bp_hook_span *s)
+/* An explicit task is made (its data filled in, before it may run), with
+ * its dependences (ndeps of them; none: NULL, 0): flags BP_TASKF_*, fn its
+ * function, word its listeners' word. */
+static inline void bp_hook_task_create(uint64_t *word, int flags, const void *fn,
+                                       const struct bp_dep *deps, int ndeps)
+{
+    if (bp_listening)
+        bp_listen_task_create(word, flags, fn, deps, ndeps);
+}
+
+/* An undeferred task whose maker runs its code itself (included, or
+ * clang's if(0) task) begins (begin 1) and ends: a listener that follows
+ * tasks hears it, the profiler does not time it. */
+static inline void bp_hook_task_inline(uint64_t *word, int begin)
+{
+    if (bp_listening)
+        bp_listen_task_inline(word, begin);
+}
+
+/* An explicit task's code runs between these (fn: the task's function;
+ * how: BP_TASK_END_*). The pool may start, and a listener with it, inside
+ * a task's code (its first region forked there): an end is heard only
+ * when its begin was (start_ns, the listener's clock reading, is never
+ * negative). */
+static inline void bp_hook_task_begin(struct bp_hook_span *s, uint64_t *word)
 {
     s->start_ns = -1;
     if (bp_listening)
-        bp_listen_task_begin(s);
+        bp_listen_task_begin(s, word);
 }
 
-static inline void bp_hook_task_end(struct bp_hook_span *s, const void *fn)
+static inline void bp_hook_task_end(struct bp_hook_span *s, const void *fn, uint64_t *word,
+                                    int how)
 {
     if (bp_listening && s->start_ns >= 0)
-        bp_listen_task_end(s, fn);
+        bp_listen_task_end(s, fn, word, how);
 }
 
-/* A task waits (taskwait, taskgroup, dependences) between these, running
- * other tasks meanwhile; the same pairing. */
-static inline void bp_hook_task_wait_begin(struct bp_hook_span *s)
+/* A detached task's event is fulfilled: late, after its code ended (it
+ * completes now), or early, while its code still runs. */
+static inline void bp_hook_task_fulfill(uint64_t *word, int late)
+{
+    if (bp_listening)
+        bp_listen_task_fulfill(word, late);
+}
+
+/* A task waits (kind: taskwait, taskgroup, or none: a barrier's or a
+ * join's drain, an undeferred task's wait for its dependences) between
+ * these, running other tasks meanwhile; the same pairing. */
+static inline void bp_hook_task_wait_begin(struct bp_hook_span *s, int kind)
 {
     s->start_ns = -1;
     if (bp_listening)
-        bp_listen_task_wait_begin(s);
+        bp_listen_task_wait_begin(s, kind);
 }
 
-static inline void bp_hook_task_wait_end(struct bp_hook_span *s)
+static inline void bp_hook_task_wait_end(struct bp_hook_span *s, int kind)
 {
     if (bp_listening && s->start_ns >= 0)
-        bp_listen_task_wait_end(s);
+        bp_listen_task_wait_end(s, kind);
 }
 
 /* ---- waits --------------------------------------------------------------- */

@@ -72,6 +72,8 @@ void bp_listen_join_begin(int level)
 {
     if (prof)
         bp_prof_join_begin(level);
+    if (ompt)
+        bp_ompt_join_begin();
 }
 
 void bp_listen_join_end(struct bp_hook_span *s, void *team, int level, int team_size)
@@ -106,19 +108,43 @@ void bp_listen_share_end(void *team, int level, int tid, int help)
         bp_prof_share_end(prof_block(team), level, tid, help);
 }
 
-int64_t bp_listen_barrier_arrive(int level, int team_size)
+void bp_listen_share_left(void)
 {
     if (ompt)
-        bp_ompt_barrier_arrive();
+        bp_ompt_share_left();
+}
+
+int64_t bp_listen_barrier_arrive(int level, int team_size, int kind)
+{
+    if (ompt)
+        bp_ompt_barrier_arrive(kind);
     return prof ? bp_prof_barrier_arrive(level, team_size) : 0;
 }
 
-void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns)
+void bp_listen_barrier_release(int level, int team_size, int64_t arrived_ns, int kind)
 {
     if (prof)
         bp_prof_barrier_release(level, team_size, arrived_ns);
     if (ompt)
-        bp_ompt_barrier_release();
+        bp_ompt_barrier_release(kind);
+}
+
+void bp_listen_reduce_step(int step)
+{
+    if (ompt)
+        bp_ompt_reduce_step(step);
+}
+
+void bp_listen_sync(int kind, int begin)
+{
+    if (ompt)
+        bp_ompt_sync(kind, begin);
+}
+
+void bp_listen_mutex(int kind, int what, const void *wait_id)
+{
+    if (ompt)
+        bp_ompt_mutex(kind, what, wait_id);
 }
 
 void bp_listen_iterations(uint64_t n)
@@ -127,26 +153,59 @@ void bp_listen_iterations(uint64_t n)
         bp_prof_iterations(n);
 }
 
-void bp_listen_task_begin(struct bp_hook_span *s)
+void bp_listen_task_create(uint64_t *word, int flags, const void *fn,
+                           const struct bp_dep *deps, int ndeps)
+{
+    if (ompt)
+        bp_ompt_task_create(word, flags, fn, deps, ndeps);
+}
+
+/* A span's start_ns says its begin was heard (hooks.h): the profiler's
+ * clock reading, or 0 when only the tool listens. */
+void bp_listen_task_begin(struct bp_hook_span *s, uint64_t *word)
 {
     if (prof)
         bp_prof_task_begin(s);
+    else
+        s->start_ns = 0;
+    if (ompt)
+        bp_ompt_task_begin(word);
 }
 
-void bp_listen_task_end(struct bp_hook_span *s, const void *fn)
+void bp_listen_task_end(struct bp_hook_span *s, const void *fn, uint64_t *word, int how)
 {
+    if (ompt)
+        bp_ompt_task_end(word, how);
     if (prof)
         bp_prof_task_end(s, fn);
 }
 
-void bp_listen_task_wait_begin(struct bp_hook_span *s)
+void bp_listen_task_fulfill(uint64_t *word, int late)
+{
+    if (ompt)
+        bp_ompt_task_fulfill(word, late);
+}
+
+void bp_listen_task_inline(uint64_t *word, int begin)
+{
+    if (ompt)
+        bp_ompt_task_inline(word, begin);
+}
+
+void bp_listen_task_wait_begin(struct bp_hook_span *s, int kind)
 {
     if (prof)
         bp_prof_task_wait_begin(s);
+    else
+        s->start_ns = 0;
+    if (ompt)
+        bp_ompt_task_wait(kind, 1);
 }
 
-void bp_listen_task_wait_end(struct bp_hook_span *s)
+void bp_listen_task_wait_end(struct bp_hook_span *s, int kind)
 {
+    if (ompt)
+        bp_ompt_task_wait(kind, 0);
     if (prof)
         bp_prof_task_wait_end(s);
 }
@@ -174,9 +233,6 @@ void bp_listen_wait_wake(void)
         bp_prof_wait_wake();
 }
 
-/* Called while bp_listen_sites is set, which it is before the pool starts
- * too (the first region's entry notes its site first): to every listener
- * that may want it, before anyone knows. */
 /* Called while bp_listen_sites is set, which it is before the pool starts
  * too (the first region's entry notes its site first): to every listener
  * that may want it, before anyone knows. */

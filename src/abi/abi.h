@@ -18,6 +18,22 @@
 #include "../internal.h"
 #include "kmp.h"
 
+/* The program's locks (critical, atomic, omp_*_lock) on a lock word, told
+ * to the listeners (hooks.h) as kind, named by id: the wait before the
+ * lock is taken, and the release before it is free for another thread. */
+static inline void bp_abi_lock(_Atomic uint32_t *word, int kind, const void *id)
+{
+    bp_hook_mutex(kind, BP_LOCK_ACQUIRE, id);
+    bp_lock(word);
+    bp_hook_mutex(kind, BP_LOCK_ACQUIRED, id);
+}
+
+static inline void bp_abi_unlock(_Atomic uint32_t *word, int kind, const void *id)
+{
+    bp_hook_mutex(kind, BP_LOCK_RELEASED, id);
+    bp_unlock(word);
+}
+
 /* omp.h's types, as the omp_* routines take and give them. */
 typedef enum omp_sched_t {
     omp_sched_static = 1,

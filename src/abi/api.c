@@ -58,7 +58,7 @@ BP_API int buddypool_parallel_for(int64_t n, buddypool_range_fn fn, void *ctx)
 
 BP_API int buddypool_barrier(void)
 {
-    bp_barrier(bp_self());
+    bp_barrier(bp_self(), BP_SYNC_BARRIER);
     return 0;
 }
 

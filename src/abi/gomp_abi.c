@@ -249,7 +249,7 @@ BP_API void GOMP_parallel_end(void)
 
 /* ---- synchronisation ----------------------------------------------------- */
 
-BP_API void GOMP_barrier(void) { bp_barrier(bp_self()); }
+BP_API void GOMP_barrier(void) { bp_barrier(bp_self(), BP_SYNC_BARRIER); }
 
 BP_API bool GOMP_single_start(void) { return bp_single(bp_self()); }
 
@@ -267,23 +267,35 @@ BP_API void *GOMP_single_copy_start(void)
 
 BP_API void GOMP_single_copy_end(void *data) { bp_copyprivate(bp_self(), data, 1); }
 
-BP_API void GOMP_critical_start(void) { bp_lock(&critical_word); }
+BP_API void GOMP_critical_start(void)
+{
+    bp_abi_lock(&critical_word, BP_MUTEX_CRITICAL, &critical_word);
+}
 
-BP_API void GOMP_critical_end(void) { bp_unlock(&critical_word); }
+BP_API void GOMP_critical_end(void)
+{
+    bp_abi_unlock(&critical_word, BP_MUTEX_CRITICAL, &critical_word);
+}
 
 /* A named critical section's lock word lives in the zero-initialised,
  * pointer-sized and -aligned storage gcc emits per name. */
 _Static_assert(sizeof(void *) >= sizeof(uint32_t), "a lock word fits in a pointer");
 
-BP_API void GOMP_critical_name_start(void **pptr) { bp_lock((_Atomic uint32_t *)pptr); }
+BP_API void GOMP_critical_name_start(void **pptr)
+{
+    bp_abi_lock((_Atomic uint32_t *)pptr, BP_MUTEX_CRITICAL, pptr);
+}
 
-BP_API void GOMP_critical_name_end(void **pptr) { bp_unlock((_Atomic uint32_t *)pptr); }
+BP_API void GOMP_critical_name_end(void **pptr)
+{
+    bp_abi_unlock((_Atomic uint32_t *)pptr, BP_MUTEX_CRITICAL, pptr);
+}
 
 /* Atomic updates of types without a hardware atomic (long double, ...), and
  * gcc's combination of several reduction variables. */
-BP_API void GOMP_atomic_start(void) { bp_lock(&atomic_word); }
+BP_API void GOMP_atomic_start(void) { bp_abi_lock(&atomic_word, BP_MUTEX_ATOMIC, &atomic_word); }
 
-BP_API void GOMP_atomic_end(void) { bp_unlock(&atomic_word); }
+BP_API void GOMP_atomic_end(void) { bp_abi_unlock(&atomic_word, BP_MUTEX_ATOMIC, &atomic_word); }
 
 /* ---- the error directive at run time (OpenMP 5.1) --------------------------
  * msg has len bytes, or ends at its NUL when len is (size_t)-1; NULL: no
@@ -339,5 +351,5 @@ BP_API bool GOMP_cancel(int which, bool do_cancel)
 
 BP_API bool GOMP_barrier_cancel(void)
 {
-    return bp_barrier_cancel(bp_self());
+    return bp_barrier_cancel(bp_self(), BP_SYNC_BARRIER);
 }

@@ -318,14 +318,14 @@ static void ws_end(void)
 {
     struct bp_thread *t = bp_self();
     ws_close(t);
-    bp_barrier(t);
+    bp_barrier(t, BP_SYNC_BARRIER_IMPLICIT);
 }
 
 static bool ws_end_cancel(void)
 {
     struct bp_thread *t = bp_self();
     ws_close(t);
-    return bp_barrier_cancel(t);
+    return bp_barrier_cancel(t, BP_SYNC_BARRIER_IMPLICIT);
 }
 
 BP_API void GOMP_loop_end(void) { ws_end(); }
@@ -339,7 +339,7 @@ BP_API bool GOMP_loop_end_cancel(void) { return ws_end_cancel(); }
  * the end of a region has nothing to do. */
 BP_API void GOMP_ordered_start(void) { bp_ordered_begin(bp_self()); }
 
-BP_API void GOMP_ordered_end(void) {}
+BP_API void GOMP_ordered_end(void) { bp_ordered_leave(bp_self()); }
 
 /* Sections are a dynamic loop over the section indices, one per chunk;
  * the compiled code numbers sections from 1 and takes 0 for "none left". */

@@ -414,7 +414,7 @@ void bp_gomp_workshare_reductions_end(struct bp_thread *t, int cancelled)
     }
     free(r);
     if (!cancelled)
-        bp_barrier(t); /* no thread starts the next construct before the word is empty */
+        bp_barrier(t, BP_SYNC_BARRIER_RUNTIME); /* no thread starts the next construct before the word is empty */
 }
 
 void bp_gomp_reductions_begin(struct bp_thread *t, uintptr_t *data)

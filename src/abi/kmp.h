@@ -8,11 +8,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../hooks.h"
+
 /* A source location: psource is ";file;function;line;col;;". */
 typedef struct ident {
     int32_t reserved_1, flags, reserved_2, reserved_3;
     const char *psource;
 } ident_t;
+
+/* The barrier a __kmpc_barrier call is, from its location's flags: clang
+ * marks a construct's implicit barrier (KMP_IDENT_BARRIER_IMPL, 0x40, with
+ * the construct in the bits above); the others are explicit. */
+static inline int kmp_barrier_kind(const ident_t *loc)
+{
+    return loc != NULL && (loc->flags & 0x40) ? BP_SYNC_BARRIER_IMPLICIT : BP_SYNC_BARRIER;
+}
 
 /* An outlined region (or teams) function: the thread numbers, then the
  * region's arguments. */

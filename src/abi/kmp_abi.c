@@ -125,9 +125,8 @@ BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
 
 BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
 {
-    (void)loc;
     (void)gtid;
-    bp_barrier(bp_self());
+    bp_barrier(bp_self(), kmp_barrier_kind(loc));
 }
 
 /* The reduction protocol: every thread calls __kmpc_reduce with a pointer
@@ -241,7 +240,7 @@ BP_API void __kmpc_critical(ident_t *loc, int32_t gtid, kmp_critical_name *crit)
 {
     (void)loc;
     (void)gtid;
-    bp_lock((_Atomic uint32_t *)&(*crit)[0]);
+    bp_abi_lock((_Atomic uint32_t *)&(*crit)[0], BP_MUTEX_CRITICAL, crit);
 }
 
 /* The hint (contended, speculative, ...) does not change the lock. */
@@ -256,7 +255,7 @@ BP_API void __kmpc_end_critical(ident_t *loc, int32_t gtid, kmp_critical_name *c
 {
     (void)loc;
     (void)gtid;
-    bp_unlock((_Atomic uint32_t *)&(*crit)[0]);
+    bp_abi_unlock((_Atomic uint32_t *)&(*crit)[0], BP_MUTEX_CRITICAL, crit);
 }
 
 /* copyprivate: the single thread (didit) publishes its data; the others copy
@@ -272,7 +271,7 @@ BP_API void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size, void
     void *src = bp_copyprivate(t, cpy_data, didit);
     if (!didit)
         cpy_func(cpy_data, src);
-    bp_barrier(t);
+    bp_barrier(t, BP_SYNC_BARRIER_RUNTIME);
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -360,6 +359,6 @@ BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind
 
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
 {
-    (void)loc, (void)gtid;
-    return bp_barrier_cancel(bp_self());
+    (void)gtid;
+    return bp_barrier_cancel(bp_self(), kmp_barrier_kind(loc));
 }

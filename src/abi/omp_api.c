@@ -148,9 +148,13 @@ typedef struct {
 
 #define WAITERS 0x80000000u
 
+/* A lock's creation is an OpenMP event a tool hears of: the runtime (and
+ * its tool) starts here if nothing started it before, as libomp's does. */
 BP_API void omp_init_lock(void *lock)
 {
+    bp_pool_ensure_init();
     atomic_store_explicit(&((bp_omp_lock *)lock)->word, 0, memory_order_relaxed);
+    bp_hook_mutex(BP_MUTEX_LOCK, BP_LOCK_INIT, lock);
 }
 
 BP_API void omp_init_lock_with_hint(void *lock, int hint)
@@ -159,19 +163,36 @@ BP_API void omp_init_lock_with_hint(void *lock, int hint)
     omp_init_lock(lock);
 }
 
-BP_API void omp_destroy_lock(void *lock) { (void)lock; }
+BP_API void omp_destroy_lock(void *lock) { bp_hook_mutex(BP_MUTEX_LOCK, BP_LOCK_DESTROY, lock); }
 
-BP_API void omp_set_lock(void *lock) { bp_lock(&((bp_omp_lock *)lock)->word); }
+/* The listeners hear of every lock taken and let go of (hooks.h), each
+ * release before the lock is free for another thread. */
+BP_API void omp_set_lock(void *lock)
+{
+    bp_abi_lock(&((bp_omp_lock *)lock)->word, BP_MUTEX_LOCK, lock);
+}
 
-BP_API void omp_unset_lock(void *lock) { bp_unlock(&((bp_omp_lock *)lock)->word); }
+BP_API void omp_unset_lock(void *lock)
+{
+    bp_abi_unlock(&((bp_omp_lock *)lock)->word, BP_MUTEX_LOCK, lock);
+}
 
-BP_API int omp_test_lock(void *lock) { return bp_trylock(&((bp_omp_lock *)lock)->word); }
+BP_API int omp_test_lock(void *lock)
+{
+    bp_hook_mutex(BP_MUTEX_TEST_LOCK, BP_LOCK_ACQUIRE, lock);
+    int got = bp_trylock(&((bp_omp_lock *)lock)->word);
+    if (got)
+        bp_hook_mutex(BP_MUTEX_TEST_LOCK, BP_LOCK_ACQUIRED, lock);
+    return got;
+}
 
 BP_API void omp_init_nest_lock(void *lock)
 {
+    bp_pool_ensure_init();
     bp_omp_nest_lock *l = lock;
     atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
     l->count = 0;
+    bp_hook_mutex(BP_MUTEX_NEST_LOCK, BP_LOCK_INIT, lock);
 }
 
 BP_API void omp_init_nest_lock_with_hint(void *lock, int hint)
@@ -180,7 +201,10 @@ BP_API void omp_init_nest_lock_with_hint(void *lock, int hint)
     omp_init_nest_lock(lock);
 }
 
-BP_API void omp_destroy_nest_lock(void *lock) { (void)lock; }
+BP_API void omp_destroy_nest_lock(void *lock)
+{
+    bp_hook_mutex(BP_MUTEX_NEST_LOCK, BP_LOCK_DESTROY, lock);
+}
 
 /* A nestable lock is owned by a task, as OpenMP says (and libgomp does):
  * the implicit task of a region the owner forks, even a team of one, is
@@ -215,18 +239,32 @@ static int nest_try(bp_omp_nest_lock *l, uint32_t me, uint32_t mark)
     return 0;
 }
 
-BP_API int omp_test_nest_lock(void *lock) { return nest_try(lock, nest_id(), 0); }
+/* What the listeners hear of a nestable lock taken: the first time, or
+ * again by its owner (n its count). */
+static int nest_heard(void *lock, int kind, int n)
+{
+    if (n > 0)
+        bp_hook_mutex(kind, n == 1 ? BP_LOCK_ACQUIRED : BP_LOCK_NEST_ACQUIRED, lock);
+    return n;
+}
 
-BP_API void omp_set_nest_lock(void *lock)
+BP_API int omp_test_nest_lock(void *lock)
+{
+    bp_hook_mutex(BP_MUTEX_TEST_NEST_LOCK, BP_LOCK_ACQUIRE, lock);
+    return nest_heard(lock, BP_MUTEX_TEST_NEST_LOCK, nest_try(lock, nest_id(), 0));
+}
+
+static void nest_set(void *lock)
 {
     bp_omp_nest_lock *l = lock;
     uint32_t me = nest_id();
-    if (nest_try(l, me, 0))
+    if (nest_heard(lock, BP_MUTEX_NEST_LOCK, nest_try(l, me, 0)))
         return;
     /* spin a while, as bp_lock does, before sleeping */
     struct bp_lock_backoff b = {0};
     while (bp_lock_backoff(&b))
-        if (atomic_load_explicit(&l->owner, memory_order_relaxed) == 0 && nest_try(l, me, 0))
+        if (atomic_load_explicit(&l->owner, memory_order_relaxed) == 0 &&
+            nest_heard(lock, BP_MUTEX_NEST_LOCK, nest_try(l, me, 0)))
             return;
     for (;;) {
         uint32_t cur = atomic_load_explicit(&l->owner, memory_order_relaxed);
@@ -238,16 +276,25 @@ BP_API void omp_set_nest_lock(void *lock)
             continue;
         if (cur != 0)
             bp_futex_wait(&l->owner, cur | WAITERS);
-        if (nest_try(l, me, WAITERS))
+        if (nest_heard(lock, BP_MUTEX_NEST_LOCK, nest_try(l, me, WAITERS)))
             return;
     }
+}
+
+BP_API void omp_set_nest_lock(void *lock)
+{
+    bp_hook_mutex(BP_MUTEX_NEST_LOCK, BP_LOCK_ACQUIRE, lock);
+    nest_set(lock);
 }
 
 BP_API void omp_unset_nest_lock(void *lock)
 {
     bp_omp_nest_lock *l = lock;
-    if (--l->count > 0)
+    if (--l->count > 0) {
+        bp_hook_mutex(BP_MUTEX_NEST_LOCK, BP_LOCK_NEST_RELEASED, lock);
         return;
+    }
+    bp_hook_mutex(BP_MUTEX_NEST_LOCK, BP_LOCK_RELEASED, lock);
     /* release: publishes the section to the next owner */
     if (atomic_exchange_explicit(&l->owner, 0, memory_order_release) & WAITERS)
         bp_futex_wake(&l->owner, 1);

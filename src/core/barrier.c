@@ -83,8 +83,15 @@ static int reduce_gather(struct bp_thread *t, void *data, void (*combine)(void *
         /* relaxed: published by the release in bp_flag_set */
         atomic_store_explicit(&m->reduce_data, data, memory_order_relaxed);
         bp_flag_set(&m->arrive, e);
+        bp_hook_reduce_step(BP_REDUCE_ARRIVED);
         reduce_wait(t, &team->release, e);
         return 0;
+    }
+    if (__builtin_expect(bp_listening, 0)) { /* every arrival seen before the fold */
+        for (int i = 1; i < t->team_size; i++)
+            if (!reduce_wait(t, &team->members[i].arrive, e))
+                return 0;
+        bp_hook_reduce_step(BP_REDUCE_GATHERED);
     }
     for (int i = 1; i < t->team_size; i++) {
         struct bp_member *m = &team->members[i];
@@ -108,47 +115,52 @@ static int reduce_last_folds(struct bp_thread *t, void *data, void (*combine)(vo
     atomic_store_explicit(&m[t->tid].reduce_data, data, memory_order_relaxed);
     /* acq_rel: the last arriver sees every thread's data pointer and data */
     if (atomic_fetch_add_explicit(&team->reduce_arrived, 1, memory_order_acq_rel) + 1 !=
-        (uint32_t)n) /* wait until the folder no longer reads data */
+        (uint32_t)n) { /* wait until the folder no longer reads data */
+        bp_hook_reduce_step(BP_REDUCE_ARRIVED);
         return reduce_wait(t, &team->release, e) && t->tid == 0;
+    }
+    bp_hook_reduce_step(BP_REDUCE_GATHERED);
     void *into = atomic_load_explicit(&m[0].reduce_data, memory_order_relaxed);
     for (int i = 1; i < n; i++)
         combine(into, atomic_load_explicit(&m[i].reduce_data, memory_order_relaxed));
     /* relaxed: every thread has arrived; the release store publishes it */
     atomic_store_explicit(&team->reduce_arrived, 0, memory_order_relaxed);
+    bp_hook_reduce_step(BP_REDUCE_FOLDED);
     bp_flag_set(&team->release, e);
     return t->tid == 0;
 }
 
 /* Each barrier and reduction tells the listeners (hooks.h) when t arrived
- * and when it left: on a path of its own, so that when nothing listens a
+ * and when it left, and what it is (kind: enum bp_sync); a reduction its
+ * steps too, the fold after every arrival has been seen: on a path of its own, so that when nothing listens a
  * barrier tests the seam's flag once, not once per hook. */
-static __attribute__((noinline)) void barrier_listened(struct bp_thread *t)
+static __attribute__((noinline)) void barrier_listened(struct bp_thread *t, int kind)
 {
-    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
+    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size, kind);
     if (t->team_size > 1)
         barrier_wait(t, 0);
-    bp_hook_barrier_release(t->level, t->team_size, arrived);
+    bp_hook_barrier_release(t->level, t->team_size, arrived, kind);
 }
 
-void bp_barrier(struct bp_thread *t)
+void bp_barrier(struct bp_thread *t, int kind)
 {
     if (__builtin_expect(bp_listening, 0)) {
-        barrier_listened(t);
+        barrier_listened(t, kind);
         return;
     }
     if (t->team_size > 1)
         barrier_wait(t, 0);
 }
 
-int bp_barrier_cancel(struct bp_thread *t)
+int bp_barrier_cancel(struct bp_thread *t, int kind)
 {
     if (!bp_config.cancellation) {
-        bp_barrier(t);
+        bp_barrier(t, kind);
         return 0;
     }
-    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
+    int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size, kind);
     int got = t->team_size > 1 ? barrier_wait(t, 1) : 0;
-    bp_hook_barrier_release(t->level, t->team_size, arrived);
+    bp_hook_barrier_release(t->level, t->team_size, arrived, kind);
     return got;
 }
 
@@ -164,9 +176,9 @@ static int reduce(struct bp_thread *t, void *data, void (*combine)(void *, void 
 int bp_reduce(struct bp_thread *t, void *data, void (*combine)(void *, void *), int nowait)
 {
     if (__builtin_expect(bp_listening, 0)) { /* as in bp_barrier */
-        int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size);
+        int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size, BP_SYNC_REDUCTION);
         int got = reduce(t, data, combine, nowait);
-        bp_hook_barrier_release(t->level, t->team_size, arrived);
+        bp_hook_barrier_release(t->level, t->team_size, arrived, BP_SYNC_REDUCTION);
         return got;
     }
     return reduce(t, data, combine, nowait);
@@ -190,6 +202,7 @@ void bp_reduce_end(struct bp_thread *t)
 {
     if (t->reduce_open) {
         t->reduce_open = 0;
+        bp_hook_reduce_step(BP_REDUCE_FOLDED);
         bp_flag_set(&t->team_ptr->release, (uint32_t)t->epoch);
     }
 }

@@ -148,6 +148,7 @@ static void worker_share(struct bp_slot *slot)
     bp_flag_set(&me->arrive, end);
     /* Off the region's path: this thread's own state only (the team's
      * words are not touched after the arrival). */
+    bp_hook_share_left(help);
     t->level = 0;
     t->active_level = 0;
     t->act_level = 0;

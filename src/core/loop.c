@@ -380,16 +380,34 @@ int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *
     return 1;
 }
 
+/* The listeners hear of the ordered construct as a lock, named by the
+ * loop's shared state (or, for a loop of one thread, its own): taken
+ * when the thread's turn has come, let go of before the turn passes on
+ * (bp_ordered_end, or for gcc's loops, which pass it at the next
+ * iteration, bp_ordered_leave). */
+static const void *ordered_id(struct bp_loop *l)
+{
+    return l->ws != NULL ? (const void *)l->ws : (const void *)l;
+}
+
 void bp_ordered_begin(struct bp_thread *t)
 {
     struct bp_loop *l = &t->loop;
+    bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_ACQUIRE, ordered_id(l));
     if (l->ws != NULL && l->chunk_open)
         bp_flag_wait(&l->ws->turn, (uint32_t)l->ord_next);
+    bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_ACQUIRED, ordered_id(l));
+}
+
+void bp_ordered_leave(struct bp_thread *t)
+{
+    bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_RELEASED, ordered_id(&t->loop));
 }
 
 void bp_ordered_end(struct bp_thread *t)
 {
     struct bp_loop *l = &t->loop;
+    bp_ordered_leave(t);
     if (!l->chunk_open)
         return;
     l->ord_next++;
@@ -422,6 +440,6 @@ void *bp_copyprivate(struct bp_thread *t, void *data, int didit)
     if (didit)
         /* relaxed: published by the barrier */
         atomic_store_explicit(&t->team_loops->copy_data, data, memory_order_relaxed);
-    bp_barrier(t);
+    bp_barrier(t, BP_SYNC_BARRIER_RUNTIME);
     return atomic_load_explicit(&t->team_loops->copy_data, memory_order_relaxed);
 }

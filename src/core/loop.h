@@ -69,6 +69,8 @@ void bp_ordered_begin(struct bp_thread *t);
 /* libomp's end of an ordered region: the turn passes to the next iteration
  * (libgomp's passes at the end of the chunk: it must not call this). */
 void bp_ordered_end(struct bp_thread *t);
+/* libgomp's end of an ordered region: only the listeners hear of it. */
+void bp_ordered_leave(struct bp_thread *t);
 /* libomp's end of an iteration of an ordered loop (__kmpc_dispatch_fini). */
 void bp_ordered_iteration_done(struct bp_thread *t);
 /* Resolve a runtime schedule from t's ICV into *sched and *chunk. */

@@ -43,18 +43,36 @@ struct bp_ompt_task *bp_ompt_task_at(struct bp_ompt_thread *th, int ancestor_lev
     return i < BP_OMPT_DEPTH ? &th->tasks[i] : NULL;
 }
 
-static struct bp_ompt_task *push(struct bp_ompt_thread *th, ompt_data_t *parallel,
-                                 unsigned team_size, unsigned thread_num, int flags)
+struct bp_ompt_task *bp_ompt_push(struct bp_ompt_thread *th, ompt_data_t *dp,
+                                  ompt_data_t *parallel, unsigned team_size,
+                                  unsigned thread_num, int flags)
 {
     struct bp_ompt_task *t = th->depth < BP_OMPT_DEPTH ? &th->tasks[th->depth] : NULL;
     th->depth++;
-    if (t != NULL)
+    if (t != NULL) {
         *t = (struct bp_ompt_task){.parallel = parallel, .team_size = team_size,
                                    .thread_num = thread_num, .flags = flags};
+        t->dp = dp != NULL ? dp : &t->data;
+    }
     return t;
 }
 
-static ompt_data_t *data_of(struct bp_ompt_task *t) { return t != NULL ? &t->data : &scratch; }
+void bp_ompt_pop(struct bp_ompt_thread *th)
+{
+    if (th->depth > 0)
+        th->depth--;
+}
+
+ompt_data_t *bp_ompt_data_of(struct bp_ompt_task *t) { return t != NULL ? t->dp : &scratch; }
+
+ompt_state_t bp_ompt_work_state(struct bp_ompt_thread *th)
+{
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    if (t == NULL && th->depth > 0) /* past the records: in a region */
+        return ompt_state_work_parallel;
+    return t == NULL || (t->flags & ompt_task_initial) ? ompt_state_work_serial
+                                                       : ompt_state_work_parallel;
+}
 
 static void implicit(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                      unsigned n, unsigned index, int flags)
@@ -87,8 +105,8 @@ void bp_ompt_thread_known(struct bp_ompt_thread *th)
         cb(th->worker ? ompt_thread_worker : ompt_thread_initial, &th->data);
     if (th->worker)
         return;
-    struct bp_ompt_task *t = push(th, &th->initial_parallel, 1, 0, ompt_task_initial);
-    implicit(ompt_scope_begin, &th->initial_parallel, data_of(t), 1, 1, ompt_task_initial);
+    struct bp_ompt_task *t = bp_ompt_push(th, NULL, &th->initial_parallel, 1, 0, ompt_task_initial);
+    implicit(ompt_scope_begin, &th->initial_parallel, bp_ompt_data_of(t), 1, 1, ompt_task_initial);
 }
 
 void bp_ompt_initial_end(void)
@@ -98,7 +116,7 @@ void bp_ompt_initial_end(void)
         return;
     /* the initial task is the bottom of the stack (a region that still
      * runs at exit is not ended: its end never comes) */
-    implicit(ompt_scope_end, &th->initial_parallel, data_of(bp_ompt_task_at(th, th->depth - 1)),
+    implicit(ompt_scope_end, &th->initial_parallel, bp_ompt_data_of(bp_ompt_task_at(th, th->depth - 1)),
              1, 1, ompt_task_initial);
     end_thread(th);
     th->depth = 0;
@@ -123,7 +141,7 @@ void bp_ompt_region_begin(struct bp_hook_span *s, int level, int requested)
     ompt_callback_parallel_begin_t cb =
         (ompt_callback_parallel_begin_t)bp_ompt_callback(ompt_callback_parallel_begin);
     if (cb != NULL)
-        cb(data_of(enc), enc != NULL ? &enc->frame : &no_frame, parallel_of(s),
+        cb(bp_ompt_data_of(enc), enc != NULL ? &enc->frame : &no_frame, parallel_of(s),
            requested > 0 ? (unsigned)requested : 1u,
            ompt_parallel_invoker_program | ompt_parallel_team, ra);
 }
@@ -139,26 +157,39 @@ void bp_ompt_primary_begin(struct bp_hook_span *s, int team_size)
 {
     struct bp_ompt_thread *th = &bp_ompt_tls;
     struct bp_ompt_task *t =
-        push(th, parallel_of(s), (unsigned)team_size, 0, ompt_task_implicit);
+        bp_ompt_push(th, NULL, parallel_of(s), (unsigned)team_size, 0, ompt_task_implicit);
     th->state = ompt_state_work_parallel;
-    implicit(ompt_scope_begin, parallel_of(s), data_of(t), (unsigned)team_size, 0,
+    implicit(ompt_scope_begin, parallel_of(s), bp_ompt_data_of(t), (unsigned)team_size, 0,
              ompt_task_implicit);
+}
+
+/* Thread 0's closing barrier: from its join's start to its end. */
+void bp_ompt_join_begin(void)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    if (t == NULL)
+        return;
+    t->joining = 1;
+    bp_ompt_sync_send(ompt_sync_region_barrier_implicit_parallel, 1, t->parallel, t->dp);
+    th->state = ompt_state_wait_barrier_implicit_parallel;
 }
 
 void bp_ompt_join_end(struct bp_hook_span *s, int team_size)
 {
     struct bp_ompt_thread *th = &bp_ompt_tls;
-    implicit(ompt_scope_end, NULL, data_of(bp_ompt_task_at(th, 0)), (unsigned)team_size, 0,
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    if (t != NULL && t->joining)
+        bp_ompt_sync_send(ompt_sync_region_barrier_implicit_parallel, 0, t->parallel, t->dp);
+    implicit(ompt_scope_end, NULL, bp_ompt_data_of(t), (unsigned)team_size, 0,
              ompt_task_implicit);
-    if (th->depth > 0)
-        th->depth--;
+    bp_ompt_pop(th);
     struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
-    th->state = enc != NULL && (enc->flags & ompt_task_initial) ? ompt_state_work_serial
-                                                                  : ompt_state_work_parallel;
+    th->state = bp_ompt_work_state(th);
     ompt_callback_parallel_end_t cb =
         (ompt_callback_parallel_end_t)bp_ompt_callback(ompt_callback_parallel_end);
     if (cb != NULL)
-        cb(parallel_of(s), data_of(enc), ompt_parallel_invoker_program | ompt_parallel_team,
+        cb(parallel_of(s), bp_ompt_data_of(enc), ompt_parallel_invoker_program | ompt_parallel_team,
            (const void *)(uintptr_t)s->tool[1]);
 }
 
@@ -172,31 +203,42 @@ void bp_ompt_share_begin(void *team, int tid, int help)
     if (help || b == NULL)
         return;
     struct bp_ompt_thread *th = &bp_ompt_tls;
-    struct bp_ompt_task *t = push(th, b->parallel, b->team_size, (unsigned)tid,
-                                  ompt_task_implicit);
+    struct bp_ompt_task *t = bp_ompt_push(th, NULL, b->parallel, b->team_size, (unsigned)tid,
+                                          ompt_task_implicit);
     th->state = ompt_state_work_parallel;
-    implicit(ompt_scope_begin, b->parallel, data_of(t), b->team_size, (unsigned)tid,
+    implicit(ompt_scope_begin, b->parallel, bp_ompt_data_of(t), b->team_size, (unsigned)tid,
              ompt_task_implicit);
 }
 
+/* The worker's share is over: its closing barrier begins, before its
+ * arrival (what the tool does there comes before the join sees it). */
 void bp_ompt_share_end(void *team, int tid, int help)
 {
-    struct bp_ompt_team *b = team;
-    if (help || b == NULL)
+    (void)tid;
+    if (help || team == NULL)
         return;
     struct bp_ompt_thread *th = &bp_ompt_tls;
-    implicit(ompt_scope_end, NULL, data_of(bp_ompt_task_at(th, 0)), b->team_size,
-             (unsigned)tid, ompt_task_implicit);
-    if (th->depth > 0)
-        th->depth--;
-    th->state = ompt_state_overhead;
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    if (t != NULL)
+        t->joining = 1;
+    bp_ompt_sync_send(ompt_sync_region_barrier_implicit_parallel, 1,
+                      t != NULL ? t->parallel : NULL, bp_ompt_data_of(t));
+    th->state = ompt_state_wait_barrier_implicit_parallel;
 }
 
-/* ---- barriers ------------------------------------------------------------- */
-
-void bp_ompt_barrier_arrive(void) { bp_ompt_tls.state = ompt_state_wait_barrier; }
-
-void bp_ompt_barrier_release(void) { bp_ompt_tls.state = ompt_state_work_parallel; }
+/* It has arrived: the barrier ends (its region's data is not handed over:
+ * thread 0 may have ended the region), then its implicit task. Only the
+ * thread's own records are read. */
+void bp_ompt_share_left(void)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    bp_ompt_sync_send(ompt_sync_region_barrier_implicit_parallel, 0, NULL, bp_ompt_data_of(t));
+    implicit(ompt_scope_end, NULL, bp_ompt_data_of(t), t != NULL ? t->team_size : 0,
+             t != NULL ? t->thread_num : 0, ompt_task_implicit);
+    bp_ompt_pop(th);
+    th->state = ompt_state_overhead;
+}
 
 /* ---- threads, sites, teams ------------------------------------------------- */
 

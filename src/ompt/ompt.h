@@ -20,13 +20,18 @@ static inline ompt_callback_t bp_ompt_callback(int event)
     return __atomic_load_n(&bp_ompt_cb[event], __ATOMIC_ACQUIRE);
 }
 
-/* A task the thread is in, innermost last: its data, its region's data and
- * size, the thread's number in it, its ompt_task_flag_t flags, its frame. */
+/* A task the thread is in, innermost last: its data (an implicit task's
+ * in the record, an explicit task's in the task's own word, which the core
+ * keeps for the listeners), its region's data and size, the thread's
+ * number in it, its ompt_task_flag_t flags, its frame, and (an implicit
+ * task) whether its region's closing barrier has begun. */
 struct bp_ompt_task {
     ompt_data_t data;
+    ompt_data_t *dp;
     ompt_data_t *parallel;
     unsigned team_size, thread_num;
     int flags;
+    int joining;
     ompt_frame_t frame;
 };
 /* Tasks kept per thread; deeper ones are counted, not described. */
@@ -38,6 +43,8 @@ struct bp_ompt_thread {
     int worker;                 /* a pool worker (else an application thread) */
     ompt_state_t state;
     ompt_wait_id_t wait_id;
+    int reduce;                 /* a reduction's sync region open (sync.c) */
+    ompt_data_t *taskwait_task; /* a taskwait's with dependences, not yet complete (tasks.c) */
     int depth;                  /* tasks it is in */
     struct bp_ompt_task tasks[BP_OMPT_DEPTH];
     ompt_data_t initial_parallel; /* the initial task's implicit region */
@@ -47,6 +54,20 @@ extern _Thread_local struct bp_ompt_thread bp_ompt_tls;
 
 /* The task ancestor_level levels out from the innermost, or NULL. */
 struct bp_ompt_task *bp_ompt_task_at(struct bp_ompt_thread *th, int ancestor_level);
+/* A task entered (its data dp, or NULL: the record's own) and left. */
+struct bp_ompt_task *bp_ompt_push(struct bp_ompt_thread *th, ompt_data_t *dp,
+                                  ompt_data_t *parallel, unsigned team_size,
+                                  unsigned thread_num, int flags);
+void bp_ompt_pop(struct bp_ompt_thread *th);
+/* A task's data for a callback: valid storage even for a task past
+ * BP_OMPT_DEPTH (t NULL). */
+ompt_data_t *bp_ompt_data_of(struct bp_ompt_task *t);
+/* The state of a thread that works in its innermost task. */
+ompt_state_t bp_ompt_work_state(struct bp_ompt_thread *th);
+/* A sync region (ompt_sync_region_t) begins or ends on the calling thread,
+ * with its wait (sync.c): parallel may be NULL (a worker's closing barrier
+ * of a region that may be gone). */
+void bp_ompt_sync_send(int kind, int begin, ompt_data_t *parallel, ompt_data_t *task);
 /* The calling thread is known to the tool: thread_begin sent once, and an
  * application thread's initial task begun (events.c). */
 void bp_ompt_thread_known(struct bp_ompt_thread *th);

@@ -19,7 +19,8 @@
  * first. After it no callback is called.
  *
  * Entry points. ompt_set_callback answers, per event, what buddypool sends:
- * ompt_set_always for the events of events.c, ompt_set_never for the rest
+ * ompt_set_always for the events of events.c, sync.c and tasks.c,
+ * ompt_set_never for the rest
  * (device events, and the events of constructs not yet reported), and
  * ompt_set_error for a number that is no event. The place and processor
  * queries answer as the omp_* routines do (they are those routines); the
@@ -226,6 +227,18 @@ static ompt_set_result_t support(int event)
     case ompt_callback_parallel_end:
     case ompt_callback_implicit_task:
     case ompt_callback_control_tool:
+    case ompt_callback_sync_region:
+    case ompt_callback_sync_region_wait:
+    case ompt_callback_reduction:
+    case ompt_callback_task_create:
+    case ompt_callback_task_schedule:
+    case ompt_callback_dependences:
+    case ompt_callback_mutex_acquire:
+    case ompt_callback_mutex_acquired:
+    case ompt_callback_mutex_released:
+    case ompt_callback_lock_init:
+    case ompt_callback_lock_destroy:
+    case ompt_callback_nest_lock:
         return ompt_set_always;
     default:
         return event > 0 && event < BP_OMPT_EVENTS ? ompt_set_never : ompt_set_error;
@@ -267,10 +280,19 @@ static int get_state(ompt_wait_id_t *wait_id)
     return th->state;
 }
 
+/* The region ancestor_level levels out: the explicit tasks on the
+ * thread's stack belong to the region of the implicit task under them. */
 static int get_parallel_info(int ancestor_level, ompt_data_t **parallel_data, int *team_size)
 {
-    struct bp_ompt_task *t = bp_ompt_task_at(&bp_ompt_tls, ancestor_level);
-    if (t == NULL)
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    struct bp_ompt_task *t = NULL;
+    for (int level = 0, regions = -1; regions < ancestor_level; level++) {
+        if ((t = bp_ompt_task_at(th, level)) == NULL)
+            return 0;
+        if (!(t->flags & ompt_task_explicit))
+            regions++;
+    }
+    if (ancestor_level < 0)
         return 0;
     if (parallel_data != NULL)
         *parallel_data = t->parallel;
@@ -288,7 +310,7 @@ static int get_task_info(int ancestor_level, int *flags, ompt_data_t **task_data
     if (flags != NULL)
         *flags = t->flags;
     if (task_data != NULL)
-        *task_data = &t->data;
+        *task_data = t->dp;
     if (task_frame != NULL)
         *task_frame = &t->frame;
     if (parallel_data != NULL)

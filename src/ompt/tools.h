@@ -141,6 +141,57 @@ typedef enum ompt_state_t {
     ompt_state_undefined = 0x102
 } ompt_state_t;
 
+typedef enum ompt_sync_region_t {
+    ompt_sync_region_barrier = 1,
+    ompt_sync_region_barrier_implicit = 2,
+    ompt_sync_region_barrier_explicit = 3,
+    ompt_sync_region_barrier_implementation = 4,
+    ompt_sync_region_taskwait = 5,
+    ompt_sync_region_taskgroup = 6,
+    ompt_sync_region_reduction = 7,
+    ompt_sync_region_barrier_implicit_workshare = 8,
+    ompt_sync_region_barrier_implicit_parallel = 9,
+    ompt_sync_region_barrier_teams = 10
+} ompt_sync_region_t;
+
+typedef enum ompt_mutex_t {
+    ompt_mutex_lock = 1,
+    ompt_mutex_test_lock = 2,
+    ompt_mutex_nest_lock = 3,
+    ompt_mutex_test_nest_lock = 4,
+    ompt_mutex_critical = 5,
+    ompt_mutex_atomic = 6,
+    ompt_mutex_ordered = 7
+} ompt_mutex_t;
+
+typedef enum ompt_task_status_t {
+    ompt_task_complete = 1,
+    ompt_task_yield = 2,
+    ompt_task_cancel = 3,
+    ompt_task_detach = 4,
+    ompt_task_early_fulfill = 5,
+    ompt_task_late_fulfill = 6,
+    ompt_task_switch = 7,
+    ompt_taskwait_complete = 8
+} ompt_task_status_t;
+
+typedef enum ompt_dependence_type_t {
+    ompt_dependence_type_in = 1,
+    ompt_dependence_type_out = 2,
+    ompt_dependence_type_inout = 3,
+    ompt_dependence_type_mutexinoutset = 4,
+    ompt_dependence_type_source = 5,
+    ompt_dependence_type_sink = 6,
+    ompt_dependence_type_inoutset = 7,
+    ompt_dependence_type_out_all_memory = 34,
+    ompt_dependence_type_inout_all_memory = 35
+} ompt_dependence_type_t;
+
+typedef struct ompt_dependence_t {
+    ompt_data_t variable;
+    ompt_dependence_type_t dependence_type;
+} ompt_dependence_t;
+
 typedef void (*ompt_interface_fn_t)(void);
 typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *interface_function_name);
 typedef void (*ompt_callback_t)(void);
@@ -175,5 +226,26 @@ typedef void (*ompt_callback_implicit_task_t)(ompt_scope_endpoint_t endpoint,
                                               unsigned int index, int flags);
 typedef int (*ompt_callback_control_tool_t)(uint64_t command, uint64_t modifier, void *arg,
                                             const void *codeptr_ra);
+
+typedef void (*ompt_callback_sync_region_t)(ompt_sync_region_t kind,
+                                            ompt_scope_endpoint_t endpoint,
+                                            ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                            const void *codeptr_ra);
+typedef void (*ompt_callback_mutex_acquire_t)(ompt_mutex_t kind, unsigned int hint,
+                                              unsigned int impl, ompt_wait_id_t wait_id,
+                                              const void *codeptr_ra);
+typedef void (*ompt_callback_mutex_t)(ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                      const void *codeptr_ra);
+typedef void (*ompt_callback_nest_lock_t)(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+                                          const void *codeptr_ra);
+typedef void (*ompt_callback_task_create_t)(ompt_data_t *encountering_task_data,
+                                            const ompt_frame_t *encountering_task_frame,
+                                            ompt_data_t *new_task_data, int flags,
+                                            int has_dependences, const void *codeptr_ra);
+typedef void (*ompt_callback_task_schedule_t)(ompt_data_t *prior_task_data,
+                                              ompt_task_status_t prior_task_status,
+                                              ompt_data_t *next_task_data);
+typedef void (*ompt_callback_dependences_t)(ompt_data_t *task_data,
+                                            const ompt_dependence_t *deps, int ndeps);
 
 #endif

@@ -69,6 +69,7 @@ struct bp_task *bp_task_new(size_t payload, size_t align, void (*body)(struct bp
     task->flags = flags;
     task->depth = 0;
     task->fn = fn;
+    task->tool = 0;
     task->mem = mem;
     task->payload_size = payload;
     atomic_init(&task->requeues, 0);
@@ -159,6 +160,10 @@ _Thread_local int bp_task_fulfilling;
 
 void bp_task_fulfill(void *event)
 {
+    struct bp_task *task = event;
+    if (bp_listening) /* relaxed: 1, the event's alone, once the code has ended */
+        bp_hook_task_fulfill(&task->tool,
+                             atomic_load_explicit(&task->pending, memory_order_relaxed) == 1);
     bp_task_fulfilling = 1; /* the tasks it makes ready: see bp_task_ready */
     pending_done(event);
     bp_task_fulfilling = 0;
@@ -193,13 +198,37 @@ static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
     t->task_id = fr->task_id;
 }
 
+/* How a task's code that ran stopped (hooks.h's BP_TASK_END_*): another
+ * part of it was queued meanwhile (requeues moved on from `requeues`), its
+ * event is not fulfilled yet, or it completes. */
+static int end_how(struct bp_task *task, uint32_t requeues)
+{
+    /* relaxed: this thread's own part queued it, or the count is a hint */
+    if (atomic_load_explicit(&task->requeues, memory_order_relaxed) != requeues)
+        return BP_TASK_END_PART;
+    return atomic_load_explicit(&task->pending, memory_order_relaxed) > 1 ? BP_TASK_END_DETACH
+                                                                         : BP_TASK_END_COMPLETE;
+}
+
 /* The task's code, between the listeners' hooks (hooks.h). */
 static void run_body(struct bp_task *task)
 {
     struct bp_hook_span span;
-    bp_hook_task_begin(&span);
+    /* relaxed: as end_how */
+    uint32_t requeues =
+        bp_listening ? atomic_load_explicit(&task->requeues, memory_order_relaxed) : 0;
+    bp_hook_task_begin(&span, &task->tool);
     task->body(task);
-    bp_hook_task_end(&span, task->fn);
+    bp_hook_task_end(&span, task->fn, &task->tool, bp_listening ? end_how(task, requeues) : 0);
+}
+
+/* The listeners learn of a task made (flags: hooks.h's BP_TASKF_*, to
+ * which the task's own are added). */
+static void task_made(struct bp_task *task, int flags, const struct bp_dep *deps, int ndeps)
+{
+    flags |= ((task->flags & BP_TASK_FINAL) ? BP_TASKF_FINAL : 0) |
+             ((task->flags & BP_TASK_UNTIED) ? BP_TASKF_UNTIED : 0);
+    bp_hook_task_create(&task->tool, flags, task->fn, deps, ndeps);
 }
 
 /* A task discarded by cancellation completes without running its code;
@@ -337,17 +366,19 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         /* relaxed: the running part holds the task */
         atomic_fetch_add_explicit(&task->requeues, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
-    } else if ((!deferred || (t->team_size > 1 && bp_task_queue_full(t))) &&
-               !(task->flags & BP_TASK_UNTIED) &&
-               atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
-        /* It runs now, to completion (it waits for no event, and no untied
-         * part of it can be queued for later) before its maker goes on:
-         * nothing need count it, as an included task; its own children are
-         * counted as any. */
-        task_place(t, task);
-        run_uncounted(t, task);
-        return;
     } else {
+        task_made(task, deferred ? 0 : BP_TASKF_UNDEFERRED, NULL, 0);
+        if ((!deferred || (t->team_size > 1 && bp_task_queue_full(t))) &&
+            !(task->flags & BP_TASK_UNTIED) &&
+            atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
+            /* It runs now, to completion (it waits for no event, and no
+             * untied part of it can be queued for later) before its maker
+             * goes on: nothing need count it, as an included task; its own
+             * children are counted as any. */
+            task_place(t, task);
+            run_uncounted(t, task);
+            return;
+        }
         task_link(t, task);
     }
     if (deferred && task->team != NULL && bp_task_queue(t, task))
@@ -355,9 +386,10 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
     bp_task_run(t, task);
 }
 
-void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
-                         int ndeps, int deferred)
+static void submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
+                        int ndeps, int deferred, int flags)
 {
+    task_made(task, flags | (deferred ? 0 : BP_TASKF_UNDEFERRED), deps, ndeps);
     task_link(t, task);
     int waited = !deferred || task->team == NULL;
     if (waited)
@@ -369,11 +401,17 @@ void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct
         if (!waited)
             return; /* its last predecessor queues it */
         /* its predecessors are siblings: the maker's descendants */
-        bp_task_wait_until(t, preds_complete, task, task->parent);
+        bp_task_wait_until(t, preds_complete, task, task->parent, BP_SYNC_NONE);
     }
     if (!waited && bp_task_queue(t, task))
         return;
     bp_task_run(t, task);
+}
+
+void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
+                         int ndeps, int deferred)
+{
+    submit_deps(t, task, deps, ndeps, deferred, 0);
 }
 
 static void empty_body(struct bp_task *task) { (void)task; }
@@ -382,14 +420,25 @@ void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
 {
     /* an empty undeferred task with those dependences, as OpenMP says */
     struct bp_task *task = bp_task_new(0, 1, empty_body, 0, NULL);
-    bp_task_submit_deps(t, task, deps, ndeps, 0);
+    bp_hook_sync(BP_SYNC_TASKWAIT, 1);
+    submit_deps(t, task, deps, ndeps, 0, BP_TASKF_TASKWAIT);
+    bp_hook_sync(BP_SYNC_TASKWAIT, 0);
+}
+
+void bp_task_included_heard(struct bp_task *task)
+{
+    task->tool = 0; /* the next of bp_task_next_included is a new task */
+    task_made(task, BP_TASKF_INCLUDED, NULL, 0);
+    bp_hook_task_inline(&task->tool, 1);
 }
 
 void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
                               struct bp_task_frame *fr)
 {
+    task_made(task, BP_TASKF_UNDEFERRED, NULL, 0);
     task_link(t, task);
     task_enter(t, task, fr);
+    bp_hook_task_inline(&task->tool, 1);
 }
 
 void bp_task_end_included_slow(struct bp_task *task)
@@ -402,6 +451,7 @@ void bp_task_end_included_slow(struct bp_task *task)
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr)
 {
+    bp_hook_task_inline(&task->tool, 0);
     task_leave(t, fr);
     pending_done(task);
 }
@@ -421,11 +471,12 @@ int bp_task_descends(const struct bp_task *x, const struct bp_task *anc)
  * ready(arg) only when it found none: ready reads the team's counts, on the
  * lines that every task made or completed writes. */
 static void wait_loop(struct bp_thread *t, int (*ready)(const void *),
-                      int (*stop)(const void *), const void *arg, struct bp_task *waiting)
+                      int (*stop)(const void *), const void *arg, struct bp_task *waiting,
+                      int kind)
 {
     int idle = 0;
     struct bp_hook_span span;
-    bp_hook_task_wait_begin(&span);
+    bp_hook_task_wait_begin(&span, kind);
     for (;;) {
         int ran;
         if (waiting != NULL) {
@@ -447,19 +498,19 @@ static void wait_loop(struct bp_thread *t, int (*ready)(const void *),
             sched_yield(); /* the tasks it waits for run elsewhere */
         }
     }
-    bp_hook_task_wait_end(&span);
+    bp_hook_task_wait_end(&span, kind);
 }
 
 void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
-                        struct bp_task *waiting)
+                        struct bp_task *waiting, int kind)
 {
-    wait_loop(t, ready, NULL, arg, waiting);
+    wait_loop(t, ready, NULL, arg, waiting, kind);
 }
 
 void bp_task_drain_until(struct bp_thread *t, int (*done)(const void *),
                          int (*stop)(const void *), const void *arg)
 {
-    wait_loop(t, done, stop, arg, NULL);
+    wait_loop(t, done, stop, arg, NULL, BP_SYNC_NONE);
 }
 
 /* The conditions, each read with acquire: the completed tasks' writes are
@@ -489,7 +540,7 @@ static int preds_complete(const void *arg)
 
 static void wait_children(struct bp_thread *t, struct bp_task *task)
 {
-    bp_task_wait_until(t, children_complete, task, task);
+    bp_task_wait_until(t, children_complete, task, task, BP_SYNC_TASKWAIT);
 }
 
 void bp_taskwait(struct bp_thread *t)
@@ -516,6 +567,7 @@ void bp_taskgroup_begin(struct bp_thread *t)
     g->finish = NULL;
     atomic_init(&g->cancelled, 0);
     task->group = g;
+    bp_hook_sync(BP_SYNC_TASKGROUP, 1);
 }
 
 void bp_taskgroup_end(struct bp_thread *t)
@@ -524,7 +576,7 @@ void bp_taskgroup_end(struct bp_thread *t)
     struct bp_taskgroup *g = task->group;
     if (g == NULL)
         bp_fatal("the end of a taskgroup that was not begun");
-    bp_task_wait_until(t, group_complete, g, task);
+    bp_task_wait_until(t, group_complete, g, task, BP_SYNC_TASKGROUP);
     if (g->finish != NULL) /* its reductions, folded */
         g->finish(g);
     task->group = g->prev;

@@ -78,6 +78,7 @@ struct bp_task {
     uint32_t flags;                /* BP_TASK_* */
     int depth;                     /* its parent's plus one; implicit tasks 0 */
     const void *fn;                /* the task's function, as the profile names it */
+    uint64_t tool;                 /* the listeners' word (hooks.h), 0 when made */
     void *mem;                     /* what to free; NULL: not on the heap */
     size_t payload_size;           /* bytes of the ABI's data (bp_task_new) */
     _Atomic uint32_t requeues;     /* times its untied parts were queued again */

@@ -8,16 +8,13 @@
 #include <stdint.h>
 
 #include "task.h"
+#include "../hooks.h"
 #include "../core/thread.h"
 
 struct bp_team;
 
-/* One dependence of a task, as the ABI layers read their clauses. */
-enum { BP_DEP_IN = 1, BP_DEP_OUT, BP_DEP_INOUT, BP_DEP_MUTEXINOUTSET, BP_DEP_INOUTSET, BP_DEP_ALL };
-struct bp_dep {
-    uintptr_t addr;
-    int kind; /* BP_DEP_* */
-};
+/* A task's dependences are hooks.h's struct bp_dep (the listeners are
+ * told them as they are). */
 
 /* task.c */
 
@@ -39,6 +36,8 @@ void bp_task_begin_undeferred(struct bp_thread *t, struct bp_task *task,
                               struct bp_task_frame *fr);
 void bp_task_end_undeferred(struct bp_thread *t, struct bp_task *task,
                             struct bp_task_frame *fr);
+/* The listeners hear of an included task: made, and begun (task.c). */
+void bp_task_included_heard(struct bp_task *task);
 /* An included task on the caller's stack (bp_task_included said so; no
  * event, no dependences), whose body its creator runs between these: only
  * the fields an included task reads are set. Inline: a task of one
@@ -52,6 +51,7 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     task->depth = parent->depth + 1;
     task->flags = flags | (parent->flags & BP_TASK_FINAL) | BP_TASK_STARTED | BP_TASK_ON_STACK;
     task->fn = fn;
+    task->tool = 0;
     task->next_ready = NULL; /* no stand-in yet */
     task->group = parent->group;
     task->in_group = NULL;
@@ -72,6 +72,8 @@ static inline void bp_task_begin_included(struct bp_thread *t, struct bp_task *t
     t->task = task;
     t->icv_lender = fr;
     t->task_id = 0;
+    if (bp_listening) /* made and run at once */
+        bp_task_included_heard(task);
 }
 /* Its end when it made a counted child: the stand-in that holds its
  * children (task.c) completes with them. A task on the stack has nothing
@@ -85,6 +87,7 @@ static inline int bp_task_included_busy(const struct bp_task *task)
 static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *task,
                                         const struct bp_task_frame *fr)
 {
+    bp_hook_task_inline(&task->tool, 0);
     if (__builtin_expect(bp_task_included_busy(task), 0))
         bp_task_end_included_slow(task);
     t->task = fr->prev;
@@ -99,6 +102,7 @@ static inline void bp_task_end_included(struct bp_thread *t, struct bp_task *tas
 static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *task,
                                          struct bp_task_frame *fr)
 {
+    bp_hook_task_inline(&task->tool, 0);
     if (__builtin_expect(bp_task_included_busy(task), 0))
         bp_task_end_included_slow(task);
     if (fr->icv_saved) { /* the parent's, which the next one borrows */
@@ -108,6 +112,8 @@ static inline void bp_task_next_included(struct bp_thread *t, struct bp_task *ta
     t->task = task;
     t->icv_lender = fr;
     t->task_id = 0;
+    if (bp_listening) /* the next one: made and run at once */
+        bp_task_included_heard(task);
 }
 /* A task's completion waits for one more event (detach); the handle. */
 void *bp_task_add_event(struct bp_task *task);

@@ -11,9 +11,10 @@ void bp_task_run(struct bp_thread *t, struct bp_task *task);
 /* Does x descend from anc? */
 int bp_task_descends(const struct bp_task *x, const struct bp_task *anc);
 /* Wait until ready(arg), running the waiting task's descendants in t's
- * deque meanwhile; ready is asked before each. */
+ * deque meanwhile; ready is asked before each. kind (hooks.h's enum
+ * bp_sync: taskwait, taskgroup, none) is what the listeners hear. */
 void bp_task_wait_until(struct bp_thread *t, int (*ready)(const void *), const void *arg,
-                        struct bp_task *waiting);
+                        struct bp_task *waiting, int kind);
 /* Run the team's tasks until done(arg), asked only when none was found
  * (it may read every member's counts), or until stop(arg), a cheap look
  * asked before each task (NULL: none). */

@@ -15,6 +15,9 @@ Modes:
               the tool's ompt_start_tool returns NULL / its initialize 0: not
               used (finalize not called), omp_control_tool gives -2
   bad-env     OMP_TOOL=maybe: a warning, and the tool is started
+  constructs  the tool from OMP_TOOL_LIBRARIES on constructs.c: every sync
+              region, reduction, task and lock the program counted was
+              reported, paired, and the tool's own checks are clean
 Extra environment (LD_PRELOAD for the preloaded runs) comes from the test.
 """
 import os
@@ -62,8 +65,64 @@ def check_recorded(out):
     if prog["control"] != 43:
         fail("omp_control_tool gave %d, not the tool's 43" % prog["control"], out)
     if sets["thread_begin"] != 5 or sets["implicit_task"] != 5 or sets["bogus"] != 0 or \
-            not 1 <= sets["target"] <= 5 or not 1 <= sets["task_create"] <= 5:
+            not 1 <= sets["target"] <= 5 or not 1 <= sets["masked"] <= 5:
         fail("ompt_set_callback's answers %s" % sets, out)
+
+
+def check_constructs(out):
+    prog = fields(r"^CONSTRUCTS .*$", out)
+    sync = fields(r"^OMPT-SYNC .*$", out)
+    tasks = fields(r"^OMPT-TASKS .*$", out)
+    mutex = fields(r"^OMPT-MUTEX .*$", out)
+    rec = fields(r"^OMPT-RECORD thread_begin.*$", out)
+    if None in (prog, sync, tasks, mutex, rec):
+        fail("no CONSTRUCTS, OMPT-SYNC, OMPT-TASKS, OMPT-MUTEX or OMPT-RECORD line", out)
+    if "OMPT-ERROR" in out or rec["errors"] != 0:
+        fail("the tool found errors", out)
+    clang = prog["compiler"] == 1
+    want = [
+        ("sync regions paired with their waits", sync["unpaired"], 0),
+        # one region of 2 threads: each thread's closing barrier
+        ("implicit_parallel", sync["implicit_parallel"], 2),
+        ("taskwait", sync["taskwait"], prog["taskwaits"]),
+        # the program's taskgroups, and the taskloop's own
+        ("taskgroup", sync["taskgroup"], prog["taskgroups"] + prog["taskloops"]),
+        # clang's reductions go through the runtime, the parallel's own too;
+        # gcc's never do
+        ("reduction", sync["reduction"], prog["reductions"] + 1 if clang else 0),
+        ("reduction_end", sync["reduction_end"], sync["reduction"]),
+        ("completed", tasks["completed"], tasks["created"]),
+        ("taskwait_tasks", tasks["taskwait_tasks"], 1),
+        # each task with a dependence, and the taskwait's with one
+        ("dependences", tasks["dependences"], prog["depend_tasks"] + 1),
+        ("deps", tasks["deps"], prog["depend_tasks"] + 1),
+        ("detached", tasks["detached"], 1),
+        ("released", mutex["released"], mutex["acquired"]),
+        ("critical", mutex["critical"], prog["critical"]),
+        ("lock", mutex["lock"], prog["locks"]),
+        ("test_lock", mutex["test_lock"], prog["tested"]),
+        ("nest", mutex["nest"], prog["nested"]),
+        ("nest_again", mutex["nest_again"], prog["nested"]),
+        ("nest_release", mutex["nest_release"], prog["nested"]),
+        ("atomic", mutex["atomic"], prog["atomics"]),
+        ("ordered", mutex["ordered"], prog["ordered"]),
+        ("lock init", mutex["init"], 2),
+        ("lock destroy", mutex["destroy"], 2),
+    ]
+    for what, got, exp in want:
+        if got != exp:
+            fail("%s: %d, expected %d" % (what, got, exp), out)
+    # at least: the barriers the program wrote (gcc's single closes with an
+    # explicit barrier too), the tasks it made (and the taskwait's, and
+    # the taskloop's), its undeferred tasks (if(0), the final task's child,
+    # the taskwait's)
+    if sync["explicit"] < prog["barriers"]:
+        fail("explicit barriers: %d, fewer than %d" % (sync["explicit"], prog["barriers"]), out)
+    if tasks["created"] < prog["tasks"] + 1 + (10 if clang else 1):
+        fail("created: %d, fewer than the program's %d tasks" % (tasks["created"],
+                                                                  prog["tasks"]), out)
+    if tasks["undeferred"] < 3:
+        fail("undeferred: %d, fewer than 3" % tasks["undeferred"], out)
 
 
 def check_none(out):
@@ -89,6 +148,9 @@ def main():
     if mode in ("record", "in-program"):
         _, _, out = run(prog, libs)
         check_recorded(out)
+    elif mode == "constructs":
+        _, _, out = run(prog, libs)
+        check_constructs(out)
     elif mode == "verbose":
         missing = "/nonexistent/libno-such-tool.so"
         _, _, out = run(prog, {"OMP_TOOL_LIBRARIES": missing + ":" + tool,

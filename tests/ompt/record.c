@@ -10,6 +10,21 @@
  *     parallel_end=N implicit_begin=N implicit_end=N max_team=N errors=N
  * and the answers of ompt_set_callback it got:
  *   OMPT-SET thread_begin=R implicit_task=R target=R task_create=R bogus=R
+ * It also follows the constructs inside regions (constructs.c): sync
+ * regions and their waits (nested on each thread's stack of open ones,
+ * each end the end of the innermost, each in the task that ompt_get_task_info
+ * names), reductions, explicit tasks (each created once with fresh data,
+ * begun, completed once, its dependences right after its creation),
+ * locks (each acquired one what its thread waited for, each released one
+ * held), and prints
+ *   OMPT-SYNC explicit=N implicit_ws=N implementation=N implicit_parallel=N
+ *     taskwait=N taskgroup=N unpaired=N reduction=N
+ *   OMPT-TASKS created=N completed=N undeferred=N taskwait_tasks=N
+ *     dependences=N deps=N detached=N
+ *   OMPT-MUTEX acquired=N released=N critical=N lock=N test_lock=N nest=N
+ *     nest_again=N atomic=N ordered=N init=N destroy=N
+ * (each sync count is of begins; unpaired counts the kinds whose begins,
+ * ends and waits do not add up).
  * Errors are printed as they happen: "OMPT-ERROR what".
  *
  * BP_TEST_TOOL_DECLINE=start: ompt_start_tool returns NULL (the runtime
@@ -38,6 +53,29 @@ static int set_results[5];
         fprintf(stderr, "OMPT-ERROR " __VA_ARGS__);                                 \
         fputc('\n', stderr);                                                        \
     } while (0)
+
+/* What the constructs' events add up to (OMPT-SYNC, -TASKS, -MUTEX). */
+enum { KINDS = 11, MUTEXES = 8, OPEN = 64 };
+static _Atomic long sync_begin[KINDS], sync_end[KINDS], wait_begin[KINDS], wait_end[KINDS],
+    reduction_begin, reduction_end;
+static _Atomic long created, completed, undeferred, taskwait_tasks, dependences, deps,
+    detached;
+static _Atomic long acquired, released, acquired_kind[MUTEXES], nest_again, nest_release,
+    lock_init, lock_destroy;
+
+/* A thread's open sync regions, innermost last, and its tasks' records. */
+static _Thread_local struct {
+    int kind;
+    ompt_data_t *task;
+    int waiting;
+} open_sync[OPEN];
+static _Thread_local int nopen, in_reduction;
+static _Thread_local ompt_data_t *running[OPEN]; /* explicit tasks it runs */
+static _Thread_local int nrunning;
+static _Thread_local ompt_data_t *deps_due; /* created with dependences: told next */
+static _Thread_local ompt_wait_id_t waiting_for;
+static _Thread_local int waiting_kind;
+static _Thread_local long held;
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
@@ -125,9 +163,274 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         atomic_fetch_add(&implicit_end, 1);
         if (task_data->value == 0)
             ERROR("implicit_task end: data not set at its begin");
+        for (int i = 0; i < nopen; i++)
+            if (open_sync[i].task == task_data)
+                ERROR("implicit_task end: a sync region of kind %d is open", open_sync[i].kind);
     } else {
         ERROR("implicit_task endpoint %d", (int)endpoint);
     }
+}
+
+/* ---- constructs ------------------------------------------------------- */
+
+/* An explicit task's record, in its data. */
+struct task_rec {
+    int flags;
+    _Atomic int begun, completed, detached;
+};
+
+static ompt_data_t *current_task(void)
+{
+    ompt_data_t *td = NULL;
+    return get_task_info(0, NULL, &td, NULL, NULL, NULL) == 2 ? td : NULL;
+}
+
+/* libomp ends a worker's closing barrier when the worker is started
+ * again or let go, with the task data its thread has then: the reference
+ * run (BP_TEST_TOOL_LIBOMP) pairs that end by its kind alone. */
+static int libomp_worker_end(ompt_sync_region_t kind)
+{
+    return kind == ompt_sync_region_barrier_implicit_parallel &&
+           getenv("BP_TEST_TOOL_LIBOMP") != NULL;
+}
+
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *parallel_data, ompt_data_t *task_data,
+                           const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if ((int)kind < 1 || (int)kind >= KINDS) {
+        ERROR("sync_region of kind %d", (int)kind);
+        return;
+    }
+    if (task_data == NULL || (task_data != current_task() && !(getenv("BP_TEST_TOOL_LIBOMP"))))
+        ERROR("sync_region %d: not the current task's (ompt_get_task_info(0))", (int)kind);
+    if (endpoint == ompt_scope_begin) {
+        atomic_fetch_add(&sync_begin[kind], 1);
+        ompt_data_t *pd = NULL;
+        if (parallel_data == NULL || get_parallel_info(0, &pd, NULL) != 2 || pd != parallel_data)
+            ERROR("sync_region %d begin: not the current region", (int)kind);
+        if (nopen == OPEN) {
+            ERROR("sync regions nested too deep");
+            return;
+        }
+        open_sync[nopen].kind = kind;
+        open_sync[nopen].task = task_data;
+        open_sync[nopen++].waiting = 0;
+    } else if (endpoint == ompt_scope_end) {
+        atomic_fetch_add(&sync_end[kind], 1);
+        if (parallel_data == NULL && kind != ompt_sync_region_barrier_implicit_parallel)
+            ERROR("sync_region %d end: no region", (int)kind);
+        if (nopen == 0 || open_sync[nopen - 1].kind != (int)kind ||
+            (open_sync[nopen - 1].task != task_data && !libomp_worker_end(kind)) ||
+            open_sync[nopen - 1].waiting) {
+            ERROR("sync_region %d end: not the innermost open one", (int)kind);
+            return;
+        }
+        nopen--;
+    } else {
+        ERROR("sync_region endpoint %d", (int)endpoint);
+    }
+}
+
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                const void *codeptr_ra)
+{
+    (void)parallel_data, (void)codeptr_ra;
+    if ((int)kind < 1 || (int)kind >= KINDS)
+        return;
+    int begin = endpoint == ompt_scope_begin;
+    atomic_fetch_add(begin ? &wait_begin[kind] : &wait_end[kind], 1);
+    if (nopen == 0 || open_sync[nopen - 1].kind != (int)kind ||
+        (open_sync[nopen - 1].task != task_data && !(!begin && libomp_worker_end(kind))) ||
+        open_sync[nopen - 1].waiting != !begin) {
+        ERROR("sync_region_wait %d %s: not in its sync region", (int)kind,
+              begin ? "begin" : "end");
+        return;
+    }
+    open_sync[nopen - 1].waiting = begin;
+}
+
+static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         ompt_data_t *parallel_data, ompt_data_t *task_data,
+                         const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data, (void)codeptr_ra;
+    if (kind != ompt_sync_region_reduction)
+        ERROR("reduction of kind %d", (int)kind);
+    int begin = endpoint == ompt_scope_begin;
+    if (in_reduction == begin)
+        ERROR("reduction %s twice", begin ? "begin" : "end");
+    in_reduction = begin;
+    atomic_fetch_add(begin ? &reduction_begin : &reduction_end, 1);
+}
+
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame,
+                           ompt_data_t *new_task_data, int flags, int has_dependences,
+                           const void *codeptr_ra)
+{
+    (void)encountering_task_frame, (void)codeptr_ra;
+    if (deps_due != NULL)
+        ERROR("task_create: the last task's dependences were not told");
+    atomic_fetch_add(&created, 1);
+    if (!(flags & (ompt_task_explicit | ompt_task_taskwait)))
+        ERROR("task_create: flags %#x", flags);
+    if (flags & ompt_task_undeferred)
+        atomic_fetch_add(&undeferred, 1);
+    if (flags & ompt_task_taskwait)
+        atomic_fetch_add(&taskwait_tasks, 1);
+    if (encountering_task_data == NULL || encountering_task_data != current_task())
+        ERROR("task_create: the encountering task is not the current one (flags %#x, enc %p cur %p)", flags, (void *)encountering_task_data, (void *)current_task());
+    if (new_task_data == NULL || new_task_data->ptr != NULL) {
+        ERROR("task_create: its data is not fresh");
+        return;
+    }
+    struct task_rec *r = calloc(1, sizeof *r);
+    r->flags = flags;
+    new_task_data->ptr = r;
+    if (has_dependences)
+        deps_due = new_task_data;
+}
+
+static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *d, int ndeps)
+{
+    atomic_fetch_add(&dependences, 1);
+    atomic_fetch_add(&deps, ndeps);
+    if (task_data != deps_due || ndeps < 1)
+        ERROR("dependences: not of the task just created with dependences (%d)", ndeps);
+    deps_due = NULL;
+    for (int i = 0; i < ndeps; i++)
+        if (d[i].dependence_type < ompt_dependence_type_in ||
+            (d[i].dependence_type > ompt_dependence_type_inoutset &&
+             d[i].dependence_type != ompt_dependence_type_out_all_memory &&
+             d[i].dependence_type != ompt_dependence_type_inout_all_memory))
+            ERROR("dependences: type %d", (int)d[i].dependence_type);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+    if (deps_due != NULL)
+        ERROR("task_schedule: the last task's dependences were not told");
+    struct task_rec *p = prior != NULL ? prior->ptr : NULL;
+    switch (status) {
+    case ompt_task_switch: {
+        struct task_rec *n = next != NULL ? next->ptr : NULL;
+        if (n == NULL || atomic_load(&n->completed)) {
+            ERROR("task_schedule: switch to a task not created, or complete");
+            return;
+        }
+        atomic_fetch_add(&n->begun, 1);
+        if (nrunning == OPEN) {
+            ERROR("tasks nested too deep");
+            return;
+        }
+        running[nrunning++] = next;
+        return;
+    }
+    case ompt_task_complete:
+    case ompt_task_detach:
+    case ompt_task_yield:
+        if (nrunning == 0 || running[nrunning - 1] != prior || p == NULL) {
+            ERROR("task_schedule %d: not the task this thread runs", (int)status);
+            return;
+        }
+        nrunning--;
+        if (status == ompt_task_detach)
+            atomic_store(&p->detached, 1);
+        if (status == ompt_task_complete && atomic_exchange(&p->completed, 1) == 0)
+            atomic_fetch_add(&completed, 1);
+        else if (status == ompt_task_complete)
+            ERROR("task_schedule: a task completed twice");
+        if (next == NULL)
+            ERROR("task_schedule: no task to go back to");
+        return;
+    case ompt_taskwait_complete: /* a taskwait's task, never switched to */
+        if (p == NULL || !(p->flags & ompt_task_taskwait) ||
+            atomic_exchange(&p->completed, 1) != 0)
+            ERROR("task_schedule: taskwait complete of a task not a taskwait's, or complete");
+        else
+            atomic_fetch_add(&completed, 1);
+        return;
+    case ompt_task_late_fulfill:
+        if (p == NULL || !atomic_load(&p->detached) || atomic_exchange(&p->completed, 1) != 0)
+            ERROR("task_schedule: late fulfill of a task not detached, or complete");
+        else
+            atomic_fetch_add(&completed, 1), atomic_fetch_add(&detached, 1);
+        return;
+    case ompt_task_early_fulfill:
+        if (p == NULL || atomic_load(&p->completed))
+            ERROR("task_schedule: early fulfill of a task not created, or complete");
+        else
+            atomic_fetch_add(&detached, 1);
+        return;
+    default:
+        ERROR("task_schedule: status %d", (int)status);
+    }
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                             ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)hint, (void)codeptr_ra;
+    if (impl < 1)
+        ERROR("mutex_acquire: implementation %u", impl);
+    /* a test lock that was not got is waited for no more */
+    if (waiting_for != 0 && waiting_kind != ompt_mutex_test_lock &&
+        waiting_kind != ompt_mutex_test_nest_lock)
+        ERROR("mutex_acquire while waiting for another");
+    waiting_for = wait_id;
+    waiting_kind = kind;
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if (waiting_for != wait_id || waiting_kind != (int)kind)
+        ERROR("mutex_acquired (kind %d): not what the thread waited for", (int)kind);
+    waiting_for = 0;
+    held++;
+    atomic_fetch_add(&acquired, 1);
+    if ((int)kind >= 1 && (int)kind < MUTEXES)
+        atomic_fetch_add(&acquired_kind[kind], 1);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)kind, (void)wait_id, (void)codeptr_ra;
+    /* a lock may be released by another task's thread than its acquirer's
+     * only for locks, which this program never does */
+    if (held-- <= 0)
+        ERROR("mutex_released: nothing held (kind %d)", (int)kind);
+    atomic_fetch_add(&released, 1);
+}
+
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+                         const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if (endpoint == ompt_scope_begin) {
+        if (waiting_for != wait_id)
+            ERROR("nest_lock begin: not what the thread waited for");
+        waiting_for = 0;
+        atomic_fetch_add(&nest_again, 1);
+    } else {
+        atomic_fetch_add(&nest_release, 1);
+    }
+}
+
+static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                         ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)kind, (void)hint, (void)impl, (void)wait_id, (void)codeptr_ra;
+    atomic_fetch_add(&lock_init, 1);
+}
+
+static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)kind, (void)wait_id, (void)codeptr_ra;
+    atomic_fetch_add(&lock_destroy, 1);
 }
 
 static int on_control_tool(uint64_t command, uint64_t modifier, void *arg,
@@ -175,8 +478,20 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
     set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
     set_results[1] = set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
     set(ompt_callback_control_tool, (ompt_callback_t)on_control_tool);
+    set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+    set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+    set(ompt_callback_reduction, (ompt_callback_t)on_reduction);
+    set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+    set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+    set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
+    set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+    set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+    set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+    set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
+    set(ompt_callback_lock_init, (ompt_callback_t)on_lock_init);
+    set(ompt_callback_lock_destroy, (ompt_callback_t)on_lock_destroy);
     set_results[2] = set(ompt_callback_target, (ompt_callback_t)on_control_tool);
-    set_results[3] = set(ompt_callback_task_create, (ompt_callback_t)on_control_tool);
+    set_results[3] = set(ompt_callback_masked, (ompt_callback_t)on_control_tool);
     set_results[4] = set((ompt_callbacks_t)99, (ompt_callback_t)on_control_tool);
     return 1;
 }
@@ -190,7 +505,41 @@ static void finalize(ompt_data_t *tool_data)
            atomic_load(&parallel_begin), atomic_load(&parallel_end),
            atomic_load(&implicit_begin), atomic_load(&implicit_end), atomic_load(&max_team),
            atomic_load(&errors));
-    printf("OMPT-SET thread_begin=%d implicit_task=%d target=%d task_create=%d bogus=%d\n",
+    int unpaired = 0;
+    for (int k = 1; k < KINDS; k++)
+        if (atomic_load(&sync_begin[k]) != atomic_load(&sync_end[k]) ||
+            atomic_load(&wait_begin[k]) != atomic_load(&sync_begin[k]) ||
+            atomic_load(&wait_end[k]) != atomic_load(&sync_begin[k])) {
+            unpaired++;
+            printf("OMPT-ERROR sync kind %d: %ld begins, %ld ends, %ld and %ld waits\n", k,
+                   atomic_load(&sync_begin[k]), atomic_load(&sync_end[k]),
+                   atomic_load(&wait_begin[k]), atomic_load(&wait_end[k]));
+        }
+    printf("OMPT-SYNC explicit=%ld implicit_ws=%ld implementation=%ld implicit_parallel=%ld "
+           "taskwait=%ld taskgroup=%ld unpaired=%d reduction=%ld reduction_end=%ld\n",
+           atomic_load(&sync_begin[ompt_sync_region_barrier_explicit]),
+           atomic_load(&sync_begin[ompt_sync_region_barrier_implicit_workshare]),
+           atomic_load(&sync_begin[ompt_sync_region_barrier_implementation]),
+           atomic_load(&sync_begin[ompt_sync_region_barrier_implicit_parallel]),
+           atomic_load(&sync_begin[ompt_sync_region_taskwait]),
+           atomic_load(&sync_begin[ompt_sync_region_taskgroup]), unpaired,
+           atomic_load(&reduction_begin), atomic_load(&reduction_end));
+    printf("OMPT-TASKS created=%ld completed=%ld undeferred=%ld taskwait_tasks=%ld "
+           "dependences=%ld deps=%ld detached=%ld\n",
+           atomic_load(&created), atomic_load(&completed), atomic_load(&undeferred),
+           atomic_load(&taskwait_tasks), atomic_load(&dependences), atomic_load(&deps),
+           atomic_load(&detached));
+    printf("OMPT-MUTEX acquired=%ld released=%ld critical=%ld lock=%ld test_lock=%ld nest=%ld "
+           "nest_again=%ld nest_release=%ld atomic=%ld ordered=%ld init=%ld destroy=%ld\n",
+           atomic_load(&acquired), atomic_load(&released),
+           atomic_load(&acquired_kind[ompt_mutex_critical]),
+           atomic_load(&acquired_kind[ompt_mutex_lock]),
+           atomic_load(&acquired_kind[ompt_mutex_test_lock]),
+           atomic_load(&acquired_kind[ompt_mutex_nest_lock]), atomic_load(&nest_again),
+           atomic_load(&nest_release), atomic_load(&acquired_kind[ompt_mutex_atomic]),
+           atomic_load(&acquired_kind[ompt_mutex_ordered]), atomic_load(&lock_init),
+           atomic_load(&lock_destroy));
+    printf("OMPT-SET thread_begin=%d implicit_task=%d target=%d masked=%d bogus=%d\n",
            set_results[0], set_results[1], set_results[2], set_results[3], set_results[4]);
     fflush(stdout);
 }
