@@ -12,10 +12,12 @@ DEB_PACKAGES = dpkg-dev debhelper help2man lintian
 # tools (mlir-opt, mlir-translate, llc) that lower the test kernels, and
 # clang 22 with LLVM's libomp for the builds the benchmarks compare (libgomp
 # comes with gcc); libnuma for `buddypool run --numa`, Chromium for the test
-# that loads its HTML report, gfortran for the Fortran API's test, and the
-# packaging tools for the package tests.
+# that loads its HTML report, gfortran for the Fortran API's test, clang's
+# and gcc's TSan runtimes for the tests of Archer (LLVM's race detector,
+# in libomp-22-dev) on the pool, and the packaging tools for the package
+# tests.
 PACKAGES = $(DEMO_PACKAGES) pkg-config mlir-22-tools llvm-22 clang-22 libomp-22-dev \
-	libnuma1 chromium gfortran $(DEB_PACKAGES)
+	libclang-rt-22-dev libtsan2 libnuma1 chromium gfortran $(DEB_PACKAGES)
 # Real libraries built for libgomp that the tests run on the pool (tests/libs):
 # the OpenMP build of OpenBLAS, which the tests load by its path and not
 # through the libblas alternatives (the package registers its alternative on

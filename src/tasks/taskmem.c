@@ -32,7 +32,9 @@
  *     BP_CLOSED, freeing what was there: a later push of its blocks finds
  *     the stack closed and frees the blocks itself. The cache stays on the
  *     list of all caches, for the next thread to reopen.
- * Larger tasks, and those aligned beyond a line, use the C library. */
+ * Larger tasks, and those aligned beyond a line, use the C library, as
+ * every task does under ThreadSanitizer (under_tsan, below). */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdint.h>
@@ -226,9 +228,28 @@ static struct block *carried_take(struct bp_taskmem_cache *c)
     return more[i];
 }
 
+/* Under ThreadSanitizer (a program built with -fsanitize=thread, with or
+ * without a tool such as Archer) every task comes from the C library, whose
+ * allocator TSan replaces: it knows a block freed by one thread and given
+ * out again to another as new memory. A block that the caches above move
+ * from thread to thread would look to it, since it does not see this
+ * library's own synchronization, like memory that two threads wrote with
+ * nothing ordering them: a false report on the program's task data.
+ * Looked up once (relaxed: every thread finds the same answer). */
+static int under_tsan(void)
+{
+    static _Atomic int known = -1;
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        v = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v;
+}
+
 void *bp_taskmem_alloc(size_t size, size_t align)
 {
-    if (size + 64 > BP_TASKMEM_BLOCK || align > 64) {
+    if (size + 64 > BP_TASKMEM_BLOCK || align > 64 || __builtin_expect(under_tsan(), 0)) {
         void *mem = NULL;
         size_t a = align > 64 ? align : 64;
         if (posix_memalign(&mem, a, size + a) != 0)
