@@ -119,6 +119,34 @@ struct bp_dep {
  * it waits for its event (detach), or another part of it comes later. */
 enum { BP_TASK_END_COMPLETE, BP_TASK_END_DETACH, BP_TASK_END_PART };
 
+/* Worksharing constructs, as the listeners name them: a loop by its
+ * schedule, sections, single (the thread that runs it, and the others),
+ * distribute, taskloop. A chunk handed out is a loop's or a taskloop's
+ * iterations, or a section. */
+enum bp_work {
+    BP_WORK_LOOP_STATIC,
+    BP_WORK_LOOP_DYNAMIC,
+    BP_WORK_LOOP_GUIDED,
+    BP_WORK_LOOP_OTHER,
+    BP_WORK_SECTIONS,
+    BP_WORK_SINGLE,
+    BP_WORK_SINGLE_OTHER,
+    BP_WORK_DISTRIBUTE,
+    BP_WORK_TASKLOOP,
+};
+/* Cancellation, as the listeners hear of it: what is cancelled, and
+ * whether the calling thread cancelled it (activated), found it cancelled
+ * (detected) or discarded a task for it. */
+enum {
+    BP_HOOK_CANCEL_PARALLEL = 1,
+    BP_HOOK_CANCEL_SECTIONS = 2,
+    BP_HOOK_CANCEL_LOOP = 4,
+    BP_HOOK_CANCEL_TASKGROUP = 8,
+    BP_HOOK_CANCEL_ACTIVATED = 16,
+    BP_HOOK_CANCEL_DETECTED = 32,
+    BP_HOOK_CANCEL_DISCARDED_TASK = 64,
+};
+
 /* The listener's side of each hook (listen.c). Call the hooks, not these. */
 void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested);
 void bp_listen_team_obtained(int level);
@@ -140,6 +168,11 @@ void bp_listen_task_create(uint64_t *word, int flags, const void *fn,
                            const struct bp_dep *deps, int ndeps);
 void bp_listen_task_fulfill(uint64_t *word, int late);
 void bp_listen_task_inline(uint64_t *word, int begin);
+void bp_listen_work(int kind, int begin, uint64_t count);
+void bp_listen_dispatch(int kind, uint64_t start, uint64_t count);
+void bp_listen_masked(int begin);
+void bp_listen_flush(void);
+void bp_listen_cancel(int flags, uint64_t *word);
 void bp_listen_iterations(uint64_t n);
 void bp_listen_task_begin(struct bp_hook_span *s, uint64_t *word);
 void bp_listen_task_end(struct bp_hook_span *s, const void *fn, uint64_t *word, int how);
@@ -280,6 +313,47 @@ static inline void bp_hook_iterations(uint64_t n)
 {
     if (bp_listening)
         bp_listen_iterations(n);
+}
+
+/* ---- worksharing, masked, flush, cancel ------------------------------------ */
+
+/* The calling thread begins (begin 1) or ends its part of a worksharing
+ * construct (kind: enum bp_work) of count iterations (sections, ...; 0
+ * where the end does not say). */
+static inline void bp_hook_work(int kind, int begin, uint64_t count)
+{
+    if (bp_listening)
+        bp_listen_work(kind, begin, count);
+}
+
+/* It was handed a chunk of the construct (kind: enum bp_work): count
+ * iterations from the loop variable's value start, or section start. */
+static inline void bp_hook_dispatch(int kind, uint64_t start, uint64_t count)
+{
+    if (bp_listening)
+        bp_listen_dispatch(kind, start, count);
+}
+
+/* It begins (1) or ends a masked (master) construct that it runs. */
+static inline void bp_hook_masked(int begin)
+{
+    if (bp_listening)
+        bp_listen_masked(begin);
+}
+
+/* It ran a flush. */
+static inline void bp_hook_flush(void)
+{
+    if (bp_listening)
+        bp_listen_flush();
+}
+
+/* Cancellation (flags: BP_CANCEL_*); word: the discarded task's listeners'
+ * word, or NULL. */
+static inline void bp_hook_cancel(int flags, uint64_t *word)
+{
+    if (bp_listening)
+        bp_listen_cancel(flags, word);
 }
 
 /* ---- tasks --------------------------------------------------------------- */

@@ -192,6 +192,36 @@ void bp_listen_task_inline(uint64_t *word, int begin)
         bp_ompt_task_inline(word, begin);
 }
 
+void bp_listen_work(int kind, int begin, uint64_t count)
+{
+    if (ompt)
+        bp_ompt_work(kind, begin, count);
+}
+
+void bp_listen_dispatch(int kind, uint64_t start, uint64_t count)
+{
+    if (ompt)
+        bp_ompt_dispatch(kind, start, count);
+}
+
+void bp_listen_masked(int begin)
+{
+    if (ompt)
+        bp_ompt_masked(begin);
+}
+
+void bp_listen_flush(void)
+{
+    if (ompt)
+        bp_ompt_flush();
+}
+
+void bp_listen_cancel(int flags, uint64_t *word)
+{
+    if (ompt)
+        bp_ompt_cancel(flags, word);
+}
+
 void bp_listen_task_wait_begin(struct bp_hook_span *s, int kind)
 {
     if (prof)

@@ -23,7 +23,9 @@ enum {
 
 /* A schedule still to be read from the runtime schedule ICV; the engine's
  * BP_LOOP_* are 1 and up. */
-enum { SCHED_RUNTIME = 0 };
+/* Beside BP_LOOP_*: the run-sched-var's schedule, and sections (handed out
+ * one at a time, as a dynamic loop of chunk 1). */
+enum { SCHED_RUNTIME = 0, SCHED_SECTIONS = -1 };
 
 /* Everything one thread needs to start a worksharing loop or sections. */
 struct ws_setup {

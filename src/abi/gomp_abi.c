@@ -251,7 +251,17 @@ BP_API void GOMP_parallel_end(void)
 
 BP_API void GOMP_barrier(void) { bp_barrier(bp_self(), BP_SYNC_BARRIER); }
 
-BP_API bool GOMP_single_start(void) { return bp_single(bp_self()); }
+/* The listeners hear of a single on each thread at once (begin and end):
+ * gcc tells the runtime nothing at the end of the one that runs it. */
+static bool single_heard(bool won)
+{
+    int kind = won ? BP_WORK_SINGLE : BP_WORK_SINGLE_OTHER;
+    bp_hook_work(kind, 1, 1);
+    bp_hook_work(kind, 0, 1);
+    return won;
+}
+
+BP_API bool GOMP_single_start(void) { return single_heard(bp_single(bp_self())); }
 
 /* single copyprivate: the winner gets NULL, runs the body and passes its
  * data to GOMP_single_copy_end; the others get that data back. gcc follows
@@ -260,7 +270,7 @@ BP_API bool GOMP_single_start(void) { return bp_single(bp_self()); }
 BP_API void *GOMP_single_copy_start(void)
 {
     struct bp_thread *t = bp_self();
-    if (bp_single(t))
+    if (single_heard(bp_single(t)))
         return NULL;
     return bp_copyprivate(t, NULL, 0);
 }
@@ -328,15 +338,32 @@ static int gomp_kind(int which)
     return which & GOMP_CANCEL_TASKGROUP ? BP_CANCEL_TASKGROUP : BP_CANCEL_PARALLEL;
 }
 
-BP_API bool GOMP_cancellation_point(int which)
+/* What the listeners hear a cancel of gcc's `which` cancels (hooks.h). */
+static int gomp_cancel_heard(int which)
 {
-    if (!bp_config.cancellation)
-        return false;
+    return (which & GOMP_CANCEL_PARALLEL ? BP_HOOK_CANCEL_PARALLEL : 0) |
+           (which & GOMP_CANCEL_LOOP ? BP_HOOK_CANCEL_LOOP : 0) |
+           (which & GOMP_CANCEL_SECTIONS ? BP_HOOK_CANCEL_SECTIONS : 0) |
+           (which & GOMP_CANCEL_TASKGROUP ? BP_HOOK_CANCEL_TASKGROUP : 0);
+}
+
+static bool cancellation_point(int which)
+{
     struct bp_thread *t = bp_self();
     int kind = gomp_kind(which);
     if (kind == BP_CANCEL_TASKGROUP) /* cancel parallel cancels the tasks too */
         return bp_task_cancelled(t);
     return bp_cancelled(t, kind);
+}
+
+BP_API bool GOMP_cancellation_point(int which)
+{
+    if (!bp_config.cancellation)
+        return false;
+    bool got = cancellation_point(which);
+    if (got)
+        bp_hook_cancel(gomp_cancel_heard(which) | BP_HOOK_CANCEL_DETECTED, NULL);
+    return got;
 }
 
 BP_API bool GOMP_cancel(int which, bool do_cancel)
@@ -346,10 +373,14 @@ BP_API bool GOMP_cancel(int which, bool do_cancel)
     if (!do_cancel) /* if(false): a cancellation point */
         return GOMP_cancellation_point(which);
     bp_cancel(bp_self(), gomp_kind(which));
+    bp_hook_cancel(gomp_cancel_heard(which) | BP_HOOK_CANCEL_ACTIVATED, NULL);
     return true;
 }
 
 BP_API bool GOMP_barrier_cancel(void)
 {
-    return bp_barrier_cancel(bp_self(), BP_SYNC_BARRIER);
+    bool got = bp_barrier_cancel(bp_self(), BP_SYNC_BARRIER);
+    if (got)
+        bp_hook_cancel(BP_HOOK_CANCEL_PARALLEL | BP_HOOK_CANCEL_DETECTED, NULL);
+    return got;
 }

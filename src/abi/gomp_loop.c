@@ -111,12 +111,14 @@ static void task_reductions(uintptr_t *reductions)
  * zeroed and the same for every thread. */
 static void ws_begin_mem(struct bp_thread *t, const struct ws_setup *s, void **mem)
 {
-    int sched = s->sched;
+    int sched = s->sched == SCHED_SECTIONS ? BP_LOOP_DYNAMIC : s->sched;
     uint64_t chunk = s->chunk;
     if (sched == SCHED_RUNTIME)
         bp_runtime_schedule(t, &sched, &chunk);
     size_t size = mem != NULL ? (size_t)(uintptr_t)*mem : 0;
-    void *shared = bp_loop_start_mem(t, s->empty, s->last, sched, chunk, s->ordered, size);
+    int work = s->sched == SCHED_SECTIONS ? BP_WORK_SECTIONS : bp_loop_work(sched);
+    void *shared =
+        bp_loop_start_mem(t, s->empty, s->last, sched, chunk, s->ordered, size, work);
     if (mem != NULL)
         *mem = shared;
     t->loop.base = s->base;
@@ -325,7 +327,10 @@ static bool ws_end_cancel(void)
 {
     struct bp_thread *t = bp_self();
     ws_close(t);
-    return bp_barrier_cancel(t, BP_SYNC_BARRIER_IMPLICIT);
+    bool got = bp_barrier_cancel(t, BP_SYNC_BARRIER_IMPLICIT);
+    if (got)
+        bp_hook_cancel(BP_HOOK_CANCEL_PARALLEL | BP_HOOK_CANCEL_DETECTED, NULL);
+    return got;
 }
 
 BP_API void GOMP_loop_end(void) { ws_end(); }
@@ -346,7 +351,7 @@ BP_API void GOMP_ordered_end(void) { bp_ordered_leave(bp_self()); }
 void bp_gomp_sections_setup(unsigned count, struct ws_setup *s)
 {
     *s = (struct ws_setup){.empty = count == 0, .last = count == 0 ? 0 : count - 1u,
-                           .sched = BP_LOOP_DYNAMIC, .chunk = 1, .base = 0, .step = 1};
+                           .sched = SCHED_SECTIONS, .chunk = 1, .base = 0, .step = 1};
 }
 
 BP_API unsigned GOMP_sections_next(void)

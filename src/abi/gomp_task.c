@@ -543,6 +543,7 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
             red[2] = 0; /* tells the compiled code nothing was registered */
         return;
     }
+    bp_hook_work(BP_WORK_TASKLOOP, 1, n);
     struct bp_taskloop_plan plan;
     bp_taskloop_plan(&plan, n,
                      (flags & GOMP_TASK_FLAG_GRAINSIZE) ? BP_TASKLOOP_GRAINSIZE
@@ -575,6 +576,7 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
         };
         bp_taskloop_lazy(t, &g.run);
         bp_taskgroup_end(t);
+        bp_hook_work(BP_WORK_TASKLOOP, 0, n);
         return;
     }
     uint64_t lo = start;
@@ -612,6 +614,7 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     }
     if (group)
         bp_taskgroup_end(t);
+    bp_hook_work(BP_WORK_TASKLOOP, 0, n);
 }
 
 BP_API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

@@ -115,6 +115,7 @@ BP_API void __kmpc_flush(ident_t *loc)
 {
     (void)loc;
     atomic_thread_fence(memory_order_seq_cst); /* the flush is a full fence */
+    bp_hook_flush();
 }
 
 BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
@@ -195,43 +196,61 @@ BP_API void __kmpc_end_serialized_parallel(ident_t *loc, int32_t gtid)
     bp_serial_end(bp_self());
 }
 
+/* The listeners hear of single and masked as libomp tells them: the
+ * thread that runs a single from its start to __kmpc_end_single, each
+ * other one at once (begin and end); a masked construct on the thread that
+ * runs it. */
 BP_API int32_t __kmpc_single(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
-    return bp_single(bp_self());
+    int won = bp_single(bp_self());
+    bp_hook_work(won ? BP_WORK_SINGLE : BP_WORK_SINGLE_OTHER, 1, 1);
+    if (!won)
+        bp_hook_work(BP_WORK_SINGLE_OTHER, 0, 1);
+    return won;
 }
 
 BP_API void __kmpc_end_single(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    bp_hook_work(BP_WORK_SINGLE, 0, 1);
+}
+
+static int32_t masked(int run)
+{
+    if (run)
+        bp_hook_masked(1);
+    return run;
 }
 
 BP_API int32_t __kmpc_master(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
-    return bp_self()->tid == 0;
+    return masked(bp_self()->tid == 0);
 }
 
 BP_API void __kmpc_end_master(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    bp_hook_masked(0);
 }
 
 BP_API int32_t __kmpc_masked(ident_t *loc, int32_t gtid, int32_t filter)
 {
     (void)loc;
     (void)gtid;
-    return bp_self()->tid == filter;
+    return masked(bp_self()->tid == filter);
 }
 
 BP_API void __kmpc_end_masked(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    bp_hook_masked(0);
 }
 
 /* A critical section's lock lives in the first word of its zero-initialised
@@ -341,12 +360,25 @@ static int kmp_kind(int32_t kind, const char *entry)
     }
 }
 
+/* What the listeners hear a cancel of libomp's kind cancels (hooks.h). */
+static int kmp_cancel_heard(int32_t kind)
+{
+    static const int heard[] = {[KMP_CANCEL_PARALLEL] = BP_HOOK_CANCEL_PARALLEL,
+                                [KMP_CANCEL_LOOP] = BP_HOOK_CANCEL_LOOP,
+                                [KMP_CANCEL_SECTIONS] = BP_HOOK_CANCEL_SECTIONS,
+                                [KMP_CANCEL_TASKGROUP] = BP_HOOK_CANCEL_TASKGROUP};
+    return heard[kind]; /* kind checked by kmp_kind */
+}
+
 BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind)
 {
     (void)loc, (void)gtid;
     if (!bp_config.cancellation)
         return 0;
-    return bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
+    int got = bp_cancel(bp_self(), kmp_kind(kind, "__kmpc_cancel"));
+    if (got)
+        bp_hook_cancel(kmp_cancel_heard(kind) | BP_HOOK_CANCEL_ACTIVATED, NULL);
+    return got;
 }
 
 BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind)
@@ -354,11 +386,17 @@ BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind
     (void)loc, (void)gtid;
     if (!bp_config.cancellation)
         return 0;
-    return bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
+    int got = bp_cancelled(bp_self(), kmp_kind(kind, "__kmpc_cancellationpoint"));
+    if (got)
+        bp_hook_cancel(kmp_cancel_heard(kind) | BP_HOOK_CANCEL_DETECTED, NULL);
+    return got;
 }
 
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
 {
     (void)gtid;
-    return bp_barrier_cancel(bp_self(), kmp_barrier_kind(loc));
+    int got = bp_barrier_cancel(bp_self(), kmp_barrier_kind(loc));
+    if (got)
+        bp_hook_cancel(BP_HOOK_CANCEL_PARALLEL | BP_HOOK_CANCEL_DETECTED, NULL);
+    return got;
 }

@@ -26,6 +26,20 @@ static int32_t distribute_split(struct bp_thread *t, int32_t schedtype, int *tid
     return schedtype == KMP_DISTRIBUTE_STATIC ? BP_SCH_STATIC : BP_SCH_STATIC_CHUNKED;
 }
 
+/* What the listeners hear a static loop is: clang marks sections and
+ * distribute loops in the location's flags (KMP_IDENT_WORK_SECTIONS 0x400,
+ * KMP_IDENT_WORK_DISTRIBUTE 0x800); __kmpc_for_static_fini ends it. */
+static int static_work(const ident_t *loc, int32_t schedtype)
+{
+    int flags = loc != NULL ? loc->flags : 0;
+    if (flags & 0x400)
+        return BP_WORK_SECTIONS;
+    if ((flags & 0x800) || schedtype == KMP_DISTRIBUTE_STATIC ||
+        schedtype == KMP_DISTRIBUTE_STATIC_CHUNKED)
+        return BP_WORK_DISTRIBUTE;
+    return BP_WORK_LOOP_STATIC;
+}
+
 #define BP_KMPC_STATIC_INIT(sfx, T, ST)                                              \
     BP_API void __kmpc_for_static_init_##sfx(ident_t *loc, int32_t gtid,            \
                                              int32_t schedtype, int32_t *plastiter, \
@@ -43,6 +57,11 @@ static int32_t distribute_split(struct bp_thread *t, int32_t schedtype, int *tid
                                               schedtype, plastiter, plower, pupper, \
                                               pstride, incr, chunk);                \
         bp_hook_iterations(n);                                                       \
+        int work = static_work(loc, schedtype);                                      \
+        bp_hook_work(work, 1, n);                                                    \
+        if (bp_listening && work == BP_WORK_SECTIONS) /* its sections, one by one */ \
+            for (uint64_t k = 0; k < n; k++)                                         \
+                bp_hook_dispatch(work, (uint64_t)*plower + k, 1);                    \
     }
 BP_KMPC_STATIC_INIT(4, int32_t, int32_t)
 BP_KMPC_STATIC_INIT(4u, uint32_t, int32_t)
@@ -98,8 +117,8 @@ BP_KMPC_DIST_STATIC_INIT(8u, uint64_t, int64_t)
 
 BP_API void __kmpc_for_static_fini(ident_t *loc, int32_t gtid)
 {
-    (void)loc;
     (void)gtid;
+    bp_hook_work(static_work(loc, 0), 0, 0);
 }
 
 /* ---- loops with schedules decided at run time (__kmpc_dispatch_*) ------- */
@@ -207,7 +226,7 @@ static void dispatch_schedule(const char *who, int32_t schedule, int64_t chunk_a
         struct bp_thread *t = bp_self();                                                  \
         dispatch_schedule("__kmpc_dispatch_init_" #sfx, schedule, (int64_t)chunk, last,   \
                           t->team_size, &sched, &c, &ordered);                            \
-        bp_loop_start(t, empty, last, sched, c, ordered);                                 \
+        bp_loop_start(t, empty, last, sched, c, ordered, bp_loop_work(sched));            \
         t->loop.base = (uint64_t)(UT)lb;                                                  \
         t->loop.step = (uint64_t)(UT)st;                                                  \
     }                                                                                     \

@@ -543,6 +543,7 @@ static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_
                  "2 (num_tasks)", (int)sched);
     uint64_t lo = *lb, hi = *ub; /* the compiler tested that the loop runs */
     uint64_t n = st > 0 ? (hi - lo) / (uint64_t)st + 1 : (lo - hi) / (uint64_t)-st + 1;
+    bp_hook_work(BP_WORK_TASKLOOP, 1, n);
     struct bp_taskloop_plan plan;
     bp_taskloop_plan(&plan, n, sched, param, strict,
                      10 * (uint64_t)(t->team_size > 0 ? t->team_size : 1));
@@ -572,6 +573,7 @@ static void kmp_taskloop(kmp_task_t *task, int32_t if_val, uint64_t *lb, uint64_
     bp_task_free(pat);
     if (!nogroup)
         bp_taskgroup_end(t);
+    bp_hook_work(BP_WORK_TASKLOOP, 0, n);
 }
 
 BP_API void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_t if_val,

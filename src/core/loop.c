@@ -194,17 +194,19 @@ void bp_loop_finish(struct bp_thread *t)
 }
 
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
-                   int ordered)
+                   int ordered, int work)
 {
-    bp_loop_start_mem(t, empty, last, sched, chunk, ordered, 0);
+    bp_loop_start_mem(t, empty, last, sched, chunk, ordered, 0, work);
 }
 
 void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched,
-                        uint64_t chunk, int ordered, size_t mem_size)
+                        uint64_t chunk, int ordered, size_t mem_size, int work)
 {
     struct bp_loop *l = &t->loop;
     bp_loop_discard(l);
     memset(l, 0, sizeof *l);
+    l->work = work;
+    bp_hook_work(work, 1, empty ? 0 : last + 1);
     l->open = 1;
     l->done = empty;
     l->sched = sched;
@@ -365,10 +367,13 @@ int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *
         return 0;
     uint64_t f, e;
     if (!take(t, &f, &e)) {
+        bp_hook_work(l->work, 0, 0);
         leave(t);
         return 0;
     }
     bp_hook_iterations(e - f + 1);
+    bp_hook_dispatch(l->work, l->work == BP_WORK_SECTIONS ? f : l->base + f * l->step,
+                     e - f + 1);
     l->chunk_open = 1;
     l->cur_first = f;
     l->cur_last = e;

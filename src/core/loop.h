@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../hooks.h"
+
 struct bp_thread;
 struct bp_ws;
 struct mem_block;
@@ -31,23 +33,35 @@ struct bp_loop {
     uint64_t ord_next;     /* ordered: this thread's next iteration to order */
     int ord_bumped;        /* ordered: the current iteration passed its turn */
     uint64_t base, step;   /* the ABI layer's typed bounds: index i is base + i * step */
+    int work;              /* what the listeners hear it is (hooks.h's enum bp_work) */
     void *own_mem;         /* a team of one's construct memory (bp_loop_start_mem) */
     struct mem_block *shared; /* the team's construct memory, until bp_loop_finish */
 };
 
+/* What the listeners hear a loop of schedule sched (BP_LOOP_*) is. */
+static inline int bp_loop_work(int sched)
+{
+    return sched == BP_LOOP_STATIC                                  ? BP_WORK_LOOP_STATIC
+           : sched == BP_LOOP_DYNAMIC                               ? BP_WORK_LOOP_DYNAMIC
+           : sched == BP_LOOP_GUIDED || sched == BP_LOOP_GUIDED_SIMD ? BP_WORK_LOOP_GUIDED
+                                                                    : BP_WORK_LOOP_OTHER;
+}
+
 /* loop.c */
 
 /* Start t's next worksharing loop over iteration indices 0..last (empty:
- * none at all), with sched (BP_LOOP_*) and chunk (0: the schedule's default).
+ * none at all), with sched (BP_LOOP_*) and chunk (0: the schedule's default);
+ * work (hooks.h's enum bp_work: the loop's schedule, or sections) is what
+ * the listeners hear of it, at its start, at each chunk and at its end.
  * Every thread of the team calls it, in the same order as every other
  * worksharing loop; the first to arrive sets up the shared state. */
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,
-                   int ordered);
+                   int ordered, int work);
 /* The same with mem_size bytes (0: none) of zeroed memory shared by the
  * team for the construct, kept past its end until a later construct (see
  * loop.c): every thread gets the same pointer (NULL when mem_size is 0). */
 void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched,
-                        uint64_t chunk, int ordered, size_t mem_size);
+                        uint64_t chunk, int ordered, size_t mem_size, int work);
 /* Free what a team of one's construct kept (its memory), when the region
  * whose state l is ends: inline, for the end of every region, whose
  * thread 0 rarely kept any. */

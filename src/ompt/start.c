@@ -239,7 +239,13 @@ static ompt_set_result_t support(int event)
     case ompt_callback_lock_init:
     case ompt_callback_lock_destroy:
     case ompt_callback_nest_lock:
+    case ompt_callback_work:
+    case ompt_callback_dispatch:
+    case ompt_callback_masked:
+    case ompt_callback_cancel:
         return ompt_set_always;
+    case ompt_callback_flush: /* gcc's flush is a fence in the compiled code */
+        return ompt_set_sometimes;
     default:
         return event > 0 && event < BP_OMPT_EVENTS ? ompt_set_never : ompt_set_error;
     }

@@ -192,6 +192,44 @@ typedef struct ompt_dependence_t {
     ompt_dependence_type_t dependence_type;
 } ompt_dependence_t;
 
+typedef enum ompt_work_t {
+    ompt_work_loop = 1,
+    ompt_work_sections = 2,
+    ompt_work_single_executor = 3,
+    ompt_work_single_other = 4,
+    ompt_work_workshare = 5,
+    ompt_work_distribute = 6,
+    ompt_work_taskloop = 7,
+    ompt_work_scope = 8,
+    ompt_work_loop_static = 10,
+    ompt_work_loop_dynamic = 11,
+    ompt_work_loop_guided = 12,
+    ompt_work_loop_other = 13
+} ompt_work_t;
+
+typedef enum ompt_dispatch_t {
+    ompt_dispatch_iteration = 1,
+    ompt_dispatch_section = 2,
+    ompt_dispatch_ws_loop_chunk = 3,
+    ompt_dispatch_taskloop_chunk = 4,
+    ompt_dispatch_distribute_chunk = 5
+} ompt_dispatch_t;
+
+typedef struct ompt_dispatch_chunk_t {
+    uint64_t start;
+    uint64_t iterations;
+} ompt_dispatch_chunk_t;
+
+typedef enum ompt_cancel_flag_t {
+    ompt_cancel_parallel = 0x01,
+    ompt_cancel_sections = 0x02,
+    ompt_cancel_loop = 0x04,
+    ompt_cancel_taskgroup = 0x08,
+    ompt_cancel_activated = 0x10,
+    ompt_cancel_detected = 0x20,
+    ompt_cancel_discarded_task = 0x40
+} ompt_cancel_flag_t;
+
 typedef void (*ompt_interface_fn_t)(void);
 typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *interface_function_name);
 typedef void (*ompt_callback_t)(void);
@@ -247,5 +285,17 @@ typedef void (*ompt_callback_task_schedule_t)(ompt_data_t *prior_task_data,
                                               ompt_data_t *next_task_data);
 typedef void (*ompt_callback_dependences_t)(ompt_data_t *task_data,
                                             const ompt_dependence_t *deps, int ndeps);
+
+typedef void (*ompt_callback_work_t)(ompt_work_t work_type, ompt_scope_endpoint_t endpoint,
+                                     ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                     uint64_t count, const void *codeptr_ra);
+typedef void (*ompt_callback_dispatch_t)(ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                         ompt_dispatch_t kind, ompt_data_t instance);
+typedef void (*ompt_callback_masked_t)(ompt_scope_endpoint_t endpoint,
+                                       ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                       const void *codeptr_ra);
+typedef void (*ompt_callback_flush_t)(ompt_data_t *thread_data, const void *codeptr_ra);
+typedef void (*ompt_callback_cancel_t)(ompt_data_t *task_data, int flags,
+                                       const void *codeptr_ra);
 
 #endif

@@ -149,6 +149,18 @@ static void pending_done(struct bp_task *task)
         task_complete(task);
 }
 
+/* Give up one unit of task's `pending` unless it is the last: 1 when given
+ * up, 0 when the caller holds the last (the task completes with it). */
+static int give_up_unit(struct bp_task *task)
+{
+    int32_t v = atomic_load_explicit(&task->pending, memory_order_relaxed);
+    while (v > 1) /* acq_rel: as pending_done's decrement */
+        if (atomic_compare_exchange_weak_explicit(&task->pending, &v, v - 1,
+                                                  memory_order_acq_rel, memory_order_relaxed))
+            return 1;
+    return 0;
+}
+
 void *bp_task_add_event(struct bp_task *task)
 {
     /* relaxed: the task is not yet queued, or is its caller's own */
@@ -158,12 +170,22 @@ void *bp_task_add_event(struct bp_task *task)
 
 _Thread_local int bp_task_fulfilling;
 
+/* The listeners hear of a fulfilment: late when the event's unit is the
+ * last (the code has ended: the task completes now, the caller's
+ * pending_done completes it, 1), early when the code still runs (the unit
+ * is given up here, as end_how gives up the body's, 0). */
+static int fulfill_heard(struct bp_task *task)
+{
+    int last = !give_up_unit(task);
+    bp_hook_task_fulfill(&task->tool, last);
+    return last;
+}
+
 void bp_task_fulfill(void *event)
 {
     struct bp_task *task = event;
-    if (bp_listening) /* relaxed: 1, the event's alone, once the code has ended */
-        bp_hook_task_fulfill(&task->tool,
-                             atomic_load_explicit(&task->pending, memory_order_relaxed) == 1);
+    if (bp_listening && !fulfill_heard(task))
+        return;
     bp_task_fulfilling = 1; /* the tasks it makes ready: see bp_task_ready */
     pending_done(event);
     bp_task_fulfilling = 0;
@@ -198,20 +220,30 @@ static void task_leave(struct bp_thread *t, const struct bp_task_frame *fr)
     t->task_id = fr->task_id;
 }
 
-/* How a task's code that ran stopped (hooks.h's BP_TASK_END_*): another
- * part of it was queued meanwhile (requeues moved on from `requeues`), its
- * event is not fulfilled yet, or it completes. */
-static int end_how(struct bp_task *task, uint32_t requeues)
+/* How a task's code that ran stopped, for the listeners (hooks.h's
+ * BP_TASK_END_*): another part of it was queued meanwhile (requeues moved
+ * on from `requeues`), it waits for its event (detach), or it completes.
+ * The body's unit of `pending` decides it: with the event's unit still
+ * there it is given up here, by a compare-and-swap that a concurrent
+ * fulfilment (bp_task_fulfill) cannot pass unseen, and *held is 0; when it
+ * is the last unit, the task completes and the caller's pending_done
+ * completes it (*held 1). */
+static int end_how(struct bp_task *task, uint32_t requeues, int *held)
 {
+    *held = 1;
     /* relaxed: this thread's own part queued it, or the count is a hint */
     if (atomic_load_explicit(&task->requeues, memory_order_relaxed) != requeues)
         return BP_TASK_END_PART;
-    return atomic_load_explicit(&task->pending, memory_order_relaxed) > 1 ? BP_TASK_END_DETACH
-                                                                         : BP_TASK_END_COMPLETE;
+    if (give_up_unit(task)) {
+        *held = 0;
+        return BP_TASK_END_DETACH;
+    }
+    return BP_TASK_END_COMPLETE;
 }
 
-/* The task's code, between the listeners' hooks (hooks.h). */
-static void run_body(struct bp_task *task)
+/* The task's code, between the listeners' hooks (hooks.h): 1 when the
+ * caller still holds the body's unit of `pending` (pending_done). */
+static int run_body(struct bp_task *task)
 {
     struct bp_hook_span span;
     /* relaxed: as end_how */
@@ -219,7 +251,9 @@ static void run_body(struct bp_task *task)
         bp_listening ? atomic_load_explicit(&task->requeues, memory_order_relaxed) : 0;
     bp_hook_task_begin(&span, &task->tool);
     task->body(task);
-    bp_hook_task_end(&span, task->fn, &task->tool, bp_listening ? end_how(task, requeues) : 0);
+    int held = 1, how = bp_listening ? end_how(task, requeues, &held) : 0;
+    bp_hook_task_end(&span, task->fn, &task->tool, how);
+    return held;
 }
 
 /* The listeners learn of a task made (flags: hooks.h's BP_TASKF_*, to
@@ -235,6 +269,7 @@ static void task_made(struct bp_task *task, int flags, const struct bp_dep *deps
  * its ABI may still have to undo something (clang's destructors). */
 static void task_discard(struct bp_task *task)
 {
+    bp_hook_cancel(BP_HOOK_CANCEL_DISCARDED_TASK, &task->tool);
     task->flags |= BP_TASK_STARTED | BP_TASK_DISCARDED;
     if (task->flags & BP_TASK_DISCARD_BODY)
         task->body(task);
@@ -250,9 +285,10 @@ void bp_task_run(struct bp_thread *t, struct bp_task *task)
     }
     struct bp_task_frame fr;
     task_enter(t, task, &fr);
-    run_body(task);
+    int held = run_body(task);
     task_leave(t, &fr);
-    pending_done(task);
+    if (held)
+        pending_done(task);
 }
 
 /* An included task on the stack that makes a counted child (one that may
@@ -329,7 +365,7 @@ static void run_uncounted(struct bp_thread *t, struct bp_task *task)
         t->task = task;
         t->task_id = 0;
         task->flags |= BP_TASK_STARTED;
-        run_body(task);
+        (void)run_body(task); /* no event, no other part: its unit is held */
         task_leave(t, &fr);
     }
     /* acquire: a child that was freed (its hold dropped) is seen whole */

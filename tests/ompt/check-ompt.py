@@ -82,8 +82,8 @@ def check_constructs(out):
     clang = prog["compiler"] == 1
     want = [
         ("sync regions paired with their waits", sync["unpaired"], 0),
-        # one region of 2 threads: each thread's closing barrier
-        ("implicit_parallel", sync["implicit_parallel"], 2),
+        # three regions of 2 threads: each thread's closing barrier
+        ("implicit_parallel", sync["implicit_parallel"], 6),
         ("taskwait", sync["taskwait"], prog["taskwaits"]),
         # the program's taskgroups, and the taskloop's own
         ("taskgroup", sync["taskgroup"], prog["taskgroups"] + prog["taskloops"]),
@@ -109,6 +109,35 @@ def check_constructs(out):
         ("lock init", mutex["init"], 2),
         ("lock destroy", mutex["destroy"], 2),
     ]
+    work = fields(r"^OMPT-WORK .*$", out)
+    if work is None:
+        fail("no OMPT-WORK line", out)
+    want += [
+        ("work paired", work["unpaired"], 0),
+        # every single, on the thread that ran it and on the other
+        ("single", work["single"], prog["singles"]),
+        ("single_other", work["single_other"], prog["singles"]),
+        # the schedule(dynamic) loop and the ordered one (dynamic), on each
+        # thread; their chunks: 10 of 10 iterations, 10 of 1
+        ("loop_dynamic", work["loop_dynamic"], 4),
+        ("chunks", work["chunks"], prog["chunks"] + prog["ordered"]),
+        ("chunk_iterations", work["chunk_iterations"], 100 + prog["ordered"]),
+        ("sections", work["sections"], 2),
+        ("section_dispatches", work["section_dispatches"], prog["sections"]),
+        ("taskloop", work["taskloop"], prog["taskloops"]),
+        # gcc inlines static loops, master, masked and flush; clang calls
+        # the runtime (the two reduction loops are static, on each thread)
+        ("loop_static", work["loop_static"], 4 if clang else 0),
+        ("masked", work["masked"], prog["masked"] if clang else 0),
+        ("masked_end", work["masked_end"], work["masked"]),
+        ("flush", work["flush"], prog["flushes"] if clang else 0),
+        # cancel parallel by thread 0 (OMP_CANCELLATION=true)
+        ("cancel_activated", work["cancel_activated"], prog["cancels"]),
+    ]
+    # ... seen by thread 1 at its barrier (and by clang's closing one)
+    if not prog["cancels"] <= work["cancel_detected"] <= 2 * prog["cancels"]:
+        fail("cancel_detected: %d, for %d cancels" % (work["cancel_detected"],
+                                                      prog["cancels"]), out)
     for what, got, exp in want:
         if got != exp:
             fail("%s: %d, expected %d" % (what, got, exp), out)
@@ -149,7 +178,7 @@ def main():
         _, _, out = run(prog, libs)
         check_recorded(out)
     elif mode == "constructs":
-        _, _, out = run(prog, libs)
+        _, _, out = run(prog, dict(libs, OMP_CANCELLATION="true"))
         check_constructs(out)
     elif mode == "verbose":
         missing = "/nonexistent/libno-such-tool.so"

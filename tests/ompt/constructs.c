@@ -5,11 +5,14 @@
  * update of a long double (gcc's goes through the runtime), single with
  * copyprivate, tasks (deferred, with dependences, undeferred, final with
  * an included child, detached), taskwait (and with dependences),
- * taskgroup, taskloop. Each construct is counted as the program runs it,
- * and one line says what a tool must have seen:
+ * taskgroup, taskloop; then in a second region a dynamic loop, sections,
+ * single, master and masked, flush, and in a third cancel parallel.
+ * Each construct is counted as the program runs it, and one line says
+ * what a tool must have seen:
  *   CONSTRUCTS compiler=C barriers=N reductions=N critical=N locks=N
  *     tested=N nested=N ordered=N atomics=N tasks=N depend_tasks=N
- *     taskwaits=N taskgroups=N taskloops=N sum=S
+ *     taskwaits=N taskgroups=N taskloops=N masked=N sections=N singles=N
+ *     chunks=N flushes=N cancels=N bad=N
  * (compiler: 1 clang, 2 gcc; a test_lock that got the lock counts in
  * tested). The results are checked too: the program exits 1 on a wrong
  * one. */
@@ -18,7 +21,8 @@
 #include <stdio.h>
 
 static _Atomic long barriers, reductions, critical, locks, tested, nested, ordered, atomics,
-    tasks, depend_tasks, taskwaits, taskgroups, taskloops, ran, iterations;
+    tasks, depend_tasks, taskwaits, taskgroups, taskloops, ran, iterations, masked, sections,
+    singles, chunks, flushes, cancels;
 
 static void count(_Atomic long *c) { atomic_fetch_add(c, 1); }
 
@@ -39,12 +43,12 @@ int main(void)
         for (int i = 0; i < 100; i++)
             sum += i;
 #pragma omp single
-        count(&reductions);
+        count(&reductions), count(&singles);
 #pragma omp for reduction(+ : sum2) nowait
         for (int i = 0; i < 100; i++)
             sum2 += 2 * i;
 #pragma omp single
-        count(&reductions);
+        count(&reductions), count(&singles);
 #pragma omp critical
         count(&critical);
 #pragma omp critical(named)
@@ -85,10 +89,11 @@ int main(void)
         count(&barriers);
         long copied = 0;
 #pragma omp single copyprivate(copied)
-        copied = 7;
+        copied = 7, count(&singles);
         bad += copied != 7;
 #pragma omp single
         {
+            count(&singles);
             for (int i = 0; i < 20; i++) {
                 count(&tasks);
 #pragma omp task
@@ -137,11 +142,49 @@ int main(void)
         }
 #pragma omp single
         {
+            count(&singles);
             count(&taskloops);
 #pragma omp taskloop grainsize(5)
             for (int i = 0; i < 50; i++)
                 count(&iterations);
         }
+    }
+    /* worksharing: a dynamic loop of 10 chunks, three sections, single,
+     * master and masked, a flush */
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp for schedule(dynamic, 10)
+        for (int i = 0; i < 100; i++)
+            if (i % 10 == 0)
+                count(&chunks);
+#pragma omp sections
+        {
+#pragma omp section
+            count(&sections);
+#pragma omp section
+            count(&sections);
+#pragma omp section
+            count(&sections);
+        }
+#pragma omp single
+        count(&singles);
+#pragma omp master
+        count(&masked);
+#pragma omp masked filter(1)
+        count(&masked);
+#pragma omp flush
+        count(&flushes);
+    }
+    /* cancel parallel (under OMP_CANCELLATION=true): thread 1 waits at the
+     * barrier, thread 0 cancels; thread 1's barrier gives up */
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0) {
+            if (omp_get_cancellation())
+                count(&cancels);
+#pragma omp cancel parallel
+        }
+#pragma omp barrier
     }
     omp_destroy_nest_lock(&nest);
     omp_destroy_lock(&lock);
@@ -154,11 +197,14 @@ int main(void)
 #endif
     printf("CONSTRUCTS compiler=%d barriers=%ld reductions=%ld critical=%ld locks=%ld "
            "tested=%ld nested=%ld ordered=%ld atomics=%ld tasks=%ld depend_tasks=%ld "
-           "taskwaits=%ld taskgroups=%ld taskloops=%ld bad=%d\n",
+           "taskwaits=%ld taskgroups=%ld taskloops=%ld masked=%ld sections=%ld singles=%ld "
+           "chunks=%ld flushes=%ld cancels=%ld bad=%d\n",
            compiler, atomic_load(&barriers), atomic_load(&reductions), atomic_load(&critical),
            atomic_load(&locks), atomic_load(&tested), atomic_load(&nested),
            atomic_load(&ordered), atomic_load(&atomics), atomic_load(&tasks),
            atomic_load(&depend_tasks), atomic_load(&taskwaits), atomic_load(&taskgroups),
-           atomic_load(&taskloops), bad);
+           atomic_load(&taskloops), atomic_load(&masked), atomic_load(&sections),
+           atomic_load(&singles), atomic_load(&chunks), atomic_load(&flushes),
+           atomic_load(&cancels), bad);
     return bad != 0;
 }

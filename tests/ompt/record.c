@@ -23,8 +23,11 @@
  *     dependences=N deps=N detached=N
  *   OMPT-MUTEX acquired=N released=N critical=N lock=N test_lock=N nest=N
  *     nest_again=N atomic=N ordered=N init=N destroy=N
- * (each sync count is of begins; unpaired counts the kinds whose begins,
- * ends and waits do not add up).
+ *   OMPT-WORK loop_static=N ... taskloop=N chunks=N chunk_iterations=N
+ *     section_dispatches=N masked=N masked_end=N flush=N cancel_activated=N
+ *     cancel_detected=N discarded=N unpaired=N
+ * (each sync and work count is of begins; unpaired counts the kinds whose
+ * begins, ends and waits do not add up).
  * Errors are printed as they happen: "OMPT-ERROR what".
  *
  * BP_TEST_TOOL_DECLINE=start: ompt_start_tool returns NULL (the runtime
@@ -172,6 +175,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 }
 
 /* ---- constructs ------------------------------------------------------- */
+
+/* Worksharing, masked, flush, cancel (OMPT-WORK). */
+enum { WORKS = 14 };
+static _Atomic long work_begin[WORKS], work_end[WORKS], chunks, chunk_iterations,
+    section_dispatches, masked_begin, masked_end, flushes, cancel_activated, cancel_detected,
+    cancel_discarded;
+static _Thread_local int open_work[OPEN], nwork, in_masked;
 
 /* An explicit task's record, in its data. */
 struct task_rec {
@@ -360,8 +370,10 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
             atomic_fetch_add(&completed, 1), atomic_fetch_add(&detached, 1);
         return;
     case ompt_task_early_fulfill:
-        if (p == NULL || atomic_load(&p->completed))
-            ERROR("task_schedule: early fulfill of a task not created, or complete");
+        /* the task's code may end, and the task complete, on another thread
+         * before this callback is heard: that is no error */
+        if (p == NULL)
+            ERROR("task_schedule: early fulfill of a task not created");
         else
             atomic_fetch_add(&detached, 1);
         return;
@@ -433,6 +445,88 @@ static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const voi
     atomic_fetch_add(&lock_destroy, 1);
 }
 
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint,
+                    ompt_data_t *parallel_data, ompt_data_t *task_data, uint64_t count,
+                    const void *codeptr_ra)
+{
+    (void)count, (void)codeptr_ra;
+    if ((int)kind < 1 || (int)kind >= WORKS) {
+        ERROR("work of kind %d", (int)kind);
+        return;
+    }
+    if (task_data == NULL || task_data != current_task() || parallel_data == NULL)
+        ERROR("work %d: not the current task's, or no region", (int)kind);
+    if (endpoint == ompt_scope_begin) {
+        atomic_fetch_add(&work_begin[kind], 1);
+        if (nwork < OPEN)
+            open_work[nwork++] = kind;
+    } else {
+        atomic_fetch_add(&work_end[kind], 1);
+        if (nwork == 0 || open_work[nwork - 1] != (int)kind)
+            ERROR("work %d end: not the innermost open one", (int)kind);
+        else
+            nwork--;
+    }
+}
+
+static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task_data,
+                        ompt_dispatch_t kind, ompt_data_t instance)
+{
+    (void)parallel_data;
+    int open = nwork > 0 ? open_work[nwork - 1] : 0;
+    if (task_data != current_task())
+        ERROR("dispatch: not the current task's");
+    if (kind == ompt_dispatch_section) {
+        atomic_fetch_add(&section_dispatches, 1);
+        if (open != ompt_work_sections)
+            ERROR("dispatch of a section outside sections");
+    } else if (kind == ompt_dispatch_ws_loop_chunk) {
+        const ompt_dispatch_chunk_t *c = instance.ptr;
+        atomic_fetch_add(&chunks, 1);
+        if (c == NULL || c->iterations == 0)
+            ERROR("dispatch: an empty chunk");
+        else
+            atomic_fetch_add(&chunk_iterations, (long)c->iterations);
+        if (open < ompt_work_loop_static && open != ompt_work_loop)
+            ERROR("dispatch of a loop chunk outside a loop (%d)", open);
+    }
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                      ompt_data_t *task_data, const void *codeptr_ra)
+{
+    (void)parallel_data, (void)codeptr_ra;
+    int begin = endpoint == ompt_scope_begin;
+    if (task_data != current_task() || in_masked == begin)
+        ERROR("masked %s: unpaired, or not the current task's", begin ? "begin" : "end");
+    in_masked = begin;
+    atomic_fetch_add(begin ? &masked_begin : &masked_end, 1);
+}
+
+static void on_flush(ompt_data_t *thread_data, const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if (thread_data == NULL || thread_data != get_thread_data())
+        ERROR("flush: not the thread's data");
+    atomic_fetch_add(&flushes, 1);
+}
+
+static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if (task_data == NULL)
+        ERROR("cancel: no task");
+    if (flags & ompt_cancel_activated)
+        atomic_fetch_add(&cancel_activated, 1);
+    if (flags & ompt_cancel_detected)
+        atomic_fetch_add(&cancel_detected, 1);
+    if (flags & ompt_cancel_discarded_task)
+        atomic_fetch_add(&cancel_discarded, 1);
+    if (!(flags & (ompt_cancel_parallel | ompt_cancel_sections | ompt_cancel_loop |
+                   ompt_cancel_taskgroup | ompt_cancel_discarded_task)))
+        ERROR("cancel: flags %#x name no construct", flags);
+}
+
 static int on_control_tool(uint64_t command, uint64_t modifier, void *arg,
                            const void *codeptr_ra)
 {
@@ -490,8 +584,12 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
     set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
     set(ompt_callback_lock_init, (ompt_callback_t)on_lock_init);
     set(ompt_callback_lock_destroy, (ompt_callback_t)on_lock_destroy);
+    set(ompt_callback_work, (ompt_callback_t)on_work);
+    set(ompt_callback_dispatch, (ompt_callback_t)on_dispatch);
+    set(ompt_callback_flush, (ompt_callback_t)on_flush);
+    set(ompt_callback_cancel, (ompt_callback_t)on_cancel);
     set_results[2] = set(ompt_callback_target, (ompt_callback_t)on_control_tool);
-    set_results[3] = set(ompt_callback_masked, (ompt_callback_t)on_control_tool);
+    set_results[3] = set(ompt_callback_masked, (ompt_callback_t)on_masked);
     set_results[4] = set((ompt_callbacks_t)99, (ompt_callback_t)on_control_tool);
     return 1;
 }
@@ -539,6 +637,30 @@ static void finalize(ompt_data_t *tool_data)
            atomic_load(&nest_release), atomic_load(&acquired_kind[ompt_mutex_atomic]),
            atomic_load(&acquired_kind[ompt_mutex_ordered]), atomic_load(&lock_init),
            atomic_load(&lock_destroy));
+    int work_unpaired = 0;
+    for (int k = 1; k < WORKS; k++)
+        if (atomic_load(&work_begin[k]) != atomic_load(&work_end[k])) {
+            work_unpaired++;
+            printf("OMPT-ERROR work kind %d: %ld begins, %ld ends\n", k,
+                   atomic_load(&work_begin[k]), atomic_load(&work_end[k]));
+        }
+    printf("OMPT-WORK loop_static=%ld loop_dynamic=%ld loop_guided=%ld loop_other=%ld "
+           "sections=%ld single=%ld single_other=%ld distribute=%ld taskloop=%ld chunks=%ld "
+           "chunk_iterations=%ld section_dispatches=%ld masked=%ld masked_end=%ld flush=%ld "
+           "cancel_activated=%ld cancel_detected=%ld discarded=%ld unpaired=%d\n",
+           atomic_load(&work_begin[ompt_work_loop_static]),
+           atomic_load(&work_begin[ompt_work_loop_dynamic]),
+           atomic_load(&work_begin[ompt_work_loop_guided]),
+           atomic_load(&work_begin[ompt_work_loop_other]),
+           atomic_load(&work_begin[ompt_work_sections]),
+           atomic_load(&work_begin[ompt_work_single_executor]),
+           atomic_load(&work_begin[ompt_work_single_other]),
+           atomic_load(&work_begin[ompt_work_distribute]),
+           atomic_load(&work_begin[ompt_work_taskloop]), atomic_load(&chunks),
+           atomic_load(&chunk_iterations), atomic_load(&section_dispatches),
+           atomic_load(&masked_begin), atomic_load(&masked_end), atomic_load(&flushes),
+           atomic_load(&cancel_activated), atomic_load(&cancel_detected),
+           atomic_load(&cancel_discarded), work_unpaired);
     printf("OMPT-SET thread_begin=%d implicit_task=%d target=%d masked=%d bogus=%d\n",
            set_results[0], set_results[1], set_results[2], set_results[3], set_results[4]);
     fflush(stdout);
