@@ -6,7 +6,7 @@ commits, oldest first).
 Each round runs every build once, the order rotating from round to round
 (so that a drift in the machine's load hits all alike): the overhead
 benchmark's PARALLEL and BARRIER (bench/overhead, clang objects, and gcc
-objects with --gcc) and the graph benchmark's small shape (bench/graph).
+objects with --gcc; --constructs names others, or all of them) and the graph benchmark's small shape (bench/graph).
 The programs are each build's own, compiled from the same benchmark
 sources by the same compilers: the objects are the same, only the library
 differs. Prints a markdown table (per build and metric: the median and the
@@ -22,7 +22,7 @@ gives) moved from 450 ns to 100 ns between two runs, and with it every
 construct's cost; builds compared within a round see the same machine.
 
   ab.py BUILD BUILD [BUILD...] [--rounds N] [--threads N] [--tokens N] [--gcc]
-        [--bind] [--labels A,B,...] [--out FILE]
+        [--bind] [--labels A,B,...] [--constructs NAME,...|all] [--out FILE]
 
 --bind runs every program with OMP_PROC_BIND=close OMP_PLACES=cores, which
 binds the forking thread too: on the 2-CPU KVM guest an unbound forking
@@ -42,6 +42,8 @@ SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "K
          "BUDDY_THREAD_POOL_THREADS", "BUDDY_THREAD_POOL_OVERSUBSCRIBE",
          "BUDDY_THREAD_POOL_TRACE"]
 CONSTRUCTS = ["PARALLEL", "BARRIER"]
+ALL_CONSTRUCTS = ["PARALLEL", "FOR", "PARALLEL_FOR", "BARRIER", "SINGLE", "CRITICAL",
+                  "REDUCTION", "LOCK", "ORDERED", "FOR_DYNAMIC", "FOR_GUIDED"]
 
 
 def prog(build, bench, suffix):
@@ -60,11 +62,11 @@ def run(cmd, threads, bind):
     return p.stdout
 
 
-def measure(build, threads, tokens, objects, bind):
+def measure(build, threads, tokens, objects, bind, constructs):
     """One round of one build: {metric: value}."""
     out = {}
     for suffix, tag in objects:
-        text = run([prog(build, "overhead", suffix), "--only", ",".join(CONSTRUCTS)], threads,
+        text = run([prog(build, "overhead", suffix), "--only", ",".join(constructs)], threads,
                    bind)
         for m in re.finditer(r"^RESULT overhead construct=(\S+) threads=\d+ median_us=(\S+)",
                              text, re.M):
@@ -91,6 +93,9 @@ def main():
     ap.add_argument("--bind", action="store_true",
                     help="OMP_PROC_BIND=close OMP_PLACES=cores (the forking thread bound too)")
     ap.add_argument("--labels", default=None, help="names of the builds in the table, A,B,...")
+    ap.add_argument("--constructs", default=",".join(CONSTRUCTS),
+                    help="the overhead benchmark's constructs to time (default %s; "
+                    "`all`: every one)" % ",".join(CONSTRUCTS))
     ap.add_argument("--out", default=None, help="also write the table to this file")
     args = ap.parse_args()
     builds = args.builds
@@ -103,6 +108,8 @@ def main():
     if len(labels) != len(builds):
         sys.exit("ab.py: --labels names %d builds, %d are given" % (len(labels), len(builds)))
     objects = [("buddypool", "")] + ([("gcc-buddypool", ", gcc")] if args.gcc else [])
+    constructs = (ALL_CONSTRUCTS if args.constructs == "all"
+                  else [c for c in args.constructs.split(",") if c])
     for build in builds:
         for p in [prog(build, "overhead", s) for s, _ in objects] + [prog(build, "graph",
                                                                           "buddypool")]:
@@ -114,7 +121,7 @@ def main():
         for k in range(n):
             which = (r + k) % n if r % 2 == 0 else (r - k) % n
             runs[which].append(measure(builds[which], args.threads, args.tokens, objects,
-                                       args.bind))
+                                       args.bind, constructs))
         print("round %d of %d" % (r + 1, args.rounds), file=sys.stderr)
     metrics = list(runs[0][0])
     lines = ["%d threads, %d rounds, every build once a round in a rotating order, graph "

@@ -11,7 +11,10 @@
  * Cost. Each hook is inline: one test of bp_listening, set once when the
  * pool starts (before any region, never changed: read without ordering),
  * a predictable branch when nothing listens; then one call into the
- * listener. In a build with BP_NO_PROFILER (the overhead benchmark's
+ * listener. The hooks whose arguments cost something to compute (a lock's
+ * name, a chunk's first value, a construct's kind from an ABI's flags) are
+ * macros, so that their arguments are evaluated only when a listener is
+ * on. In a build with BP_NO_PROFILER (the overhead benchmark's
  * baseline) bp_listening is the constant 0 and the hooks are empty. The
  * lifetime hooks at the bottom (the pool's start, fork(), the process's
  * end) are plain calls: they run once, and say what the listener's
@@ -38,7 +41,10 @@
 #ifdef BP_NO_PROFILER
 #define bp_listening 0
 #else
-extern int bp_listening; /* a listener is on (listen.c) */
+/* a listener is on (listen.c); hidden, as every symbol of the library but
+ * its API is, said here so that each test is one load, not one through the
+ * global offset table */
+extern int bp_listening __attribute__((visibility("hidden")));
 #endif
 
 /* What a hook keeps between a begin and its end (tasks), on the caller's
@@ -302,11 +308,11 @@ static inline void bp_hook_sync(int kind, int begin)
 
 /* A lock (enum bp_mutex) is made, destroyed, waited for, taken or let go
  * of (BP_LOCK_*) by the calling thread. */
-static inline void bp_hook_mutex(int kind, int what, const void *wait_id)
-{
-    if (bp_listening)
-        bp_listen_mutex(kind, what, wait_id);
-}
+#define bp_hook_mutex(kind, what, wait_id)                                     \
+    do {                                                                       \
+        if (bp_listening)                                                      \
+            bp_listen_mutex((kind), (what), (wait_id));                        \
+    } while (0)
 
 /* The calling thread ran n iterations of a worksharing loop. */
 static inline void bp_hook_iterations(uint64_t n)
@@ -320,19 +326,19 @@ static inline void bp_hook_iterations(uint64_t n)
 /* The calling thread begins (begin 1) or ends its part of a worksharing
  * construct (kind: enum bp_work) of count iterations (sections, ...; 0
  * where the end does not say). */
-static inline void bp_hook_work(int kind, int begin, uint64_t count)
-{
-    if (bp_listening)
-        bp_listen_work(kind, begin, count);
-}
+#define bp_hook_work(kind, begin, count)                                       \
+    do {                                                                       \
+        if (bp_listening)                                                      \
+            bp_listen_work((kind), (begin), (count));                          \
+    } while (0)
 
 /* It was handed a chunk of the construct (kind: enum bp_work): count
  * iterations from the loop variable's value start, or section start. */
-static inline void bp_hook_dispatch(int kind, uint64_t start, uint64_t count)
-{
-    if (bp_listening)
-        bp_listen_dispatch(kind, start, count);
-}
+#define bp_hook_dispatch(kind, start, count)                                   \
+    do {                                                                       \
+        if (bp_listening)                                                      \
+            bp_listen_dispatch((kind), (start), (count));                      \
+    } while (0)
 
 /* It begins (1) or ends a masked (master) construct that it runs. */
 static inline void bp_hook_masked(int begin)
@@ -350,11 +356,11 @@ static inline void bp_hook_flush(void)
 
 /* Cancellation (flags: BP_CANCEL_*); word: the discarded task's listeners'
  * word, or NULL. */
-static inline void bp_hook_cancel(int flags, uint64_t *word)
-{
-    if (bp_listening)
-        bp_listen_cancel(flags, word);
-}
+#define bp_hook_cancel(flags, word)                                            \
+    do {                                                                       \
+        if (bp_listening)                                                      \
+            bp_listen_cancel((flags), (word));                                 \
+    } while (0)
 
 /* ---- tasks --------------------------------------------------------------- */
 

@@ -20,17 +20,28 @@
 
 /* The program's locks (critical, atomic, omp_*_lock) on a lock word, told
  * to the listeners (hooks.h) as kind, named by id: the wait before the
- * lock is taken, and the release before it is free for another thread. */
+ * lock is taken, and the release before it is free for another thread.
+ * Nothing listening, each is one test and a tail call of the lock's own
+ * (a critical section costs a few nanoseconds: the listened path is out
+ * of line, omp_api.c). */
+void bp_abi_lock_heard(_Atomic uint32_t *word, int kind, const void *id);
+void bp_abi_unlock_heard(_Atomic uint32_t *word, int kind, const void *id);
+
 static inline void bp_abi_lock(_Atomic uint32_t *word, int kind, const void *id)
 {
-    bp_hook_mutex(kind, BP_LOCK_ACQUIRE, id);
+    if (__builtin_expect(bp_listening, 0)) {
+        bp_abi_lock_heard(word, kind, id);
+        return;
+    }
     bp_lock(word);
-    bp_hook_mutex(kind, BP_LOCK_ACQUIRED, id);
 }
 
 static inline void bp_abi_unlock(_Atomic uint32_t *word, int kind, const void *id)
 {
-    bp_hook_mutex(kind, BP_LOCK_RELEASED, id);
+    if (__builtin_expect(bp_listening, 0)) {
+        bp_abi_unlock_heard(word, kind, id);
+        return;
+    }
     bp_unlock(word);
 }
 

@@ -18,10 +18,12 @@ typedef struct ident {
 
 /* The barrier a __kmpc_barrier call is, from its location's flags: clang
  * marks a construct's implicit barrier (KMP_IDENT_BARRIER_IMPL, 0x40, with
- * the construct in the bits above); the others are explicit. */
+ * the construct in the bits above); the others are explicit. Only the
+ * listeners read it (hooks.h): nothing listening, the flags are not. */
 static inline int kmp_barrier_kind(const ident_t *loc)
 {
-    return loc != NULL && (loc->flags & 0x40) ? BP_SYNC_BARRIER_IMPLICIT : BP_SYNC_BARRIER;
+    return bp_listening && loc != NULL && (loc->flags & 0x40) ? BP_SYNC_BARRIER_IMPLICIT
+                                                               : BP_SYNC_BARRIER;
 }
 
 /* An outlined region (or teams) function: the thread numbers, then the

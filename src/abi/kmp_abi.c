@@ -205,9 +205,11 @@ BP_API int32_t __kmpc_single(ident_t *loc, int32_t gtid)
     (void)loc;
     (void)gtid;
     int won = bp_single(bp_self());
-    bp_hook_work(won ? BP_WORK_SINGLE : BP_WORK_SINGLE_OTHER, 1, 1);
-    if (!won)
-        bp_hook_work(BP_WORK_SINGLE_OTHER, 0, 1);
+    if (__builtin_expect(bp_listening, 0)) {
+        bp_hook_work(won ? BP_WORK_SINGLE : BP_WORK_SINGLE_OTHER, 1, 1);
+        if (!won)
+            bp_hook_work(BP_WORK_SINGLE_OTHER, 0, 1);
+    }
     return won;
 }
 

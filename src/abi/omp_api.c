@@ -148,6 +148,21 @@ typedef struct {
 
 #define WAITERS 0x80000000u
 
+__attribute__((noinline)) void bp_abi_lock_heard(_Atomic uint32_t *word, int kind,
+                                                const void *id)
+{
+    bp_hook_mutex(kind, BP_LOCK_ACQUIRE, id);
+    bp_lock(word);
+    bp_hook_mutex(kind, BP_LOCK_ACQUIRED, id);
+}
+
+__attribute__((noinline)) void bp_abi_unlock_heard(_Atomic uint32_t *word, int kind,
+                                                  const void *id)
+{
+    bp_hook_mutex(kind, BP_LOCK_RELEASED, id);
+    bp_unlock(word);
+}
+
 /* A lock's creation is an OpenMP event a tool hears of: the runtime (and
  * its tool) starts here if nothing started it before, as libomp's does. */
 BP_API void omp_init_lock(void *lock)

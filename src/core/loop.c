@@ -395,13 +395,25 @@ static const void *ordered_id(struct bp_loop *l)
     return l->ws != NULL ? (const void *)l->ws : (const void *)l;
 }
 
-void bp_ordered_begin(struct bp_thread *t)
+static inline void ordered_wait(struct bp_loop *l)
 {
-    struct bp_loop *l = &t->loop;
-    bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_ACQUIRE, ordered_id(l));
     if (l->ws != NULL && l->chunk_open)
         bp_flag_wait(&l->ws->turn, (uint32_t)l->ord_next);
+}
+
+static __attribute__((noinline)) void ordered_begin_heard(struct bp_loop *l)
+{
+    bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_ACQUIRE, ordered_id(l));
+    ordered_wait(l);
     bp_hook_mutex(BP_MUTEX_ORDERED, BP_LOCK_ACQUIRED, ordered_id(l));
+}
+
+void bp_ordered_begin(struct bp_thread *t)
+{
+    if (__builtin_expect(bp_listening, 0)) /* one test when nothing listens */
+        ordered_begin_heard(&t->loop);
+    else
+        ordered_wait(&t->loop);
 }
 
 void bp_ordered_leave(struct bp_thread *t)
