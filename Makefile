@@ -96,6 +96,7 @@ bench: build
 	python3 bench/contention.py $(BUILD) --bench decode --rounds 7
 	python3 bench/teams.py $(BUILD) --rounds 7
 	sh bench/profile-overhead.sh $(BUILD) 7 300
+	python3 bench/ompt-cost.py $(BUILD) --rounds 7 --bind
 
 bench-quick: build
 	python3 bench/compare.py $(BUILD) --quick
