@@ -27,52 +27,7 @@
 #include "ompt.h"
 #include "../listeners.h"
 
-_Thread_local struct bp_ompt_thread bp_ompt_tls;
-/* the tool's callbacks (start.c sets them; ompt.h) */
-ompt_callback_t bp_ompt_cb[BP_OMPT_EVENTS];
-/* What a callback is handed for a task past BP_OMPT_DEPTH, or for one the
- * thread has no record of: valid storage, its own per thread. */
-static _Thread_local ompt_data_t scratch;
 static const ompt_frame_t no_frame;
-
-struct bp_ompt_task *bp_ompt_task_at(struct bp_ompt_thread *th, int ancestor_level)
-{
-    if (ancestor_level < 0 || ancestor_level >= th->depth)
-        return NULL;
-    int i = th->depth - 1 - ancestor_level;
-    return i < BP_OMPT_DEPTH ? &th->tasks[i] : NULL;
-}
-
-struct bp_ompt_task *bp_ompt_push(struct bp_ompt_thread *th, ompt_data_t *dp,
-                                  ompt_data_t *parallel, unsigned team_size,
-                                  unsigned thread_num, int flags)
-{
-    struct bp_ompt_task *t = th->depth < BP_OMPT_DEPTH ? &th->tasks[th->depth] : NULL;
-    th->depth++;
-    if (t != NULL) {
-        *t = (struct bp_ompt_task){.parallel = parallel, .team_size = team_size,
-                                   .thread_num = thread_num, .flags = flags};
-        t->dp = dp != NULL ? dp : &t->data;
-    }
-    return t;
-}
-
-void bp_ompt_pop(struct bp_ompt_thread *th)
-{
-    if (th->depth > 0)
-        th->depth--;
-}
-
-ompt_data_t *bp_ompt_data_of(struct bp_ompt_task *t) { return t != NULL ? t->dp : &scratch; }
-
-ompt_state_t bp_ompt_work_state(struct bp_ompt_thread *th)
-{
-    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
-    if (t == NULL && th->depth > 0) /* past the records: in a region */
-        return ompt_state_work_parallel;
-    return t == NULL || (t->flags & ompt_task_initial) ? ompt_state_work_serial
-                                                       : ompt_state_work_parallel;
-}
 
 static void implicit(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                      unsigned n, unsigned index, int flags)

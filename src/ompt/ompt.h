@@ -1,17 +1,20 @@
-/* ompt.h: what the two files of the tool interface share. start.c finds
- * and starts the tool, answers its lookups and holds the callbacks it
- * registered; events.c turns the hooks the switchboard hands it into the
- * callbacks. Both keep their state here, in the listener's own storage:
- * per thread a record of the thread and a stack of the tasks it is in
- * (what ompt_get_task_info and ompt_get_parallel_info read), per region the
- * words of the span the core keeps on the forking thread's stack, per team
- * a block the core keeps for the listeners. */
+/* ompt.h: what the files of the tool interface share. start.c finds and
+ * starts the tool, answers its lookups and sets the callbacks it
+ * registered; events.c (threads, regions, implicit tasks), sync.c (sync
+ * regions, reductions, locks), tasks.c (explicit tasks) and work.c
+ * (worksharing, masked, flush, cancel) turn the hooks the switchboard
+ * hands them into the callbacks; records.c, under them all, holds what
+ * they keep, in the listener's own storage: per thread a record of the
+ * thread and a stack of the tasks it is in (what ompt_get_task_info and
+ * ompt_get_parallel_info read), per region the words of the span the core
+ * keeps on the forking thread's stack, per team a block the core keeps for
+ * the listeners, per explicit task the word the core keeps in it. */
 #ifndef BUDDYPOOL_OMPT_H
 #define BUDDYPOOL_OMPT_H
 
 #include "tools.h"
 
-/* The callbacks the tool set, by event: written by ompt_set_callback
+/* The callbacks the tool set, by event (records.c): written by ompt_set_callback
  * (release), read by the events (acquire: the tool's writes before it set
  * the callback are seen by the thread that calls it). */
 extern ompt_callback_t bp_ompt_cb[BP_OMPT_EVENTS];
@@ -65,9 +68,12 @@ ompt_data_t *bp_ompt_data_of(struct bp_ompt_task *t);
 /* The state of a thread that works in its innermost task. */
 ompt_state_t bp_ompt_work_state(struct bp_ompt_thread *th);
 /* A sync region (ompt_sync_region_t) begins or ends on the calling thread,
- * with its wait (sync.c): parallel may be NULL (a worker's closing barrier
+ * with its wait (records.c): parallel may be NULL (a worker's closing barrier
  * of a region that may be gone). */
 void bp_ompt_sync_send(int kind, int begin, ompt_data_t *parallel, ompt_data_t *task);
+/* The tool's callback of type ompt_callback_sync_region_t for event (sync
+ * region, its wait, reduction), when it set one. */
+void bp_ompt_sync_cb(int event, int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task);
 /* The calling thread is known to the tool: thread_begin sent once, and an
  * application thread's initial task begun (events.c). */
 void bp_ompt_thread_known(struct bp_ompt_thread *th);

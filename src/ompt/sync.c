@@ -22,24 +22,6 @@
 #include "ompt.h"
 #include "../listeners.h"
 
-static void sync_cb(int event, int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task)
-{
-    ompt_callback_sync_region_t cb = (ompt_callback_sync_region_t)bp_ompt_callback(event);
-    if (cb != NULL)
-        cb((ompt_sync_region_t)kind, (ompt_scope_endpoint_t)endpoint, parallel, task, NULL);
-}
-
-void bp_ompt_sync_send(int kind, int begin, ompt_data_t *parallel, ompt_data_t *task)
-{
-    if (begin) {
-        sync_cb(ompt_callback_sync_region, kind, ompt_scope_begin, parallel, task);
-        sync_cb(ompt_callback_sync_region_wait, kind, ompt_scope_begin, parallel, task);
-    } else {
-        sync_cb(ompt_callback_sync_region_wait, kind, ompt_scope_end, parallel, task);
-        sync_cb(ompt_callback_sync_region, kind, ompt_scope_end, parallel, task);
-    }
-}
-
 /* The sync region of a bp_sync kind, and the state of a thread that waits
  * there. */
 static int region_of(int kind)
@@ -87,7 +69,7 @@ static void reduction_cb(int endpoint)
 {
     struct bp_ompt_thread *th = &bp_ompt_tls;
     struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
-    sync_cb(ompt_callback_reduction, ompt_sync_region_reduction, endpoint,
+    bp_ompt_sync_cb(ompt_callback_reduction, ompt_sync_region_reduction, endpoint,
             t != NULL ? t->parallel : NULL, bp_ompt_data_of(t));
     th->state = endpoint == ompt_scope_begin ? ompt_state_work_reduction : bp_ompt_work_state(th);
 }
@@ -146,7 +128,7 @@ void bp_ompt_sync(int kind, int begin)
      * a taskwait with dependences is all wait */
     int region = region_of(kind);
     if (kind == BP_SYNC_TASKGROUP) {
-        sync_cb(ompt_callback_sync_region, region, begin ? ompt_scope_begin : ompt_scope_end,
+        bp_ompt_sync_cb(ompt_callback_sync_region, region, begin ? ompt_scope_begin : ompt_scope_end,
                 t != NULL ? t->parallel : NULL, bp_ompt_data_of(t));
         return;
     }
@@ -164,10 +146,10 @@ void bp_ompt_task_wait(int kind, int begin)
     ompt_data_t *parallel = t != NULL ? t->parallel : NULL, *task = bp_ompt_data_of(t);
     int region = region_of(kind);
     if (kind == BP_SYNC_TASKGROUP) {
-        sync_cb(ompt_callback_sync_region_wait, region, begin ? ompt_scope_begin : ompt_scope_end,
+        bp_ompt_sync_cb(ompt_callback_sync_region_wait, region, begin ? ompt_scope_begin : ompt_scope_end,
                 parallel, task);
         if (!begin)
-            sync_cb(ompt_callback_sync_region, region, ompt_scope_end, parallel, task);
+            bp_ompt_sync_cb(ompt_callback_sync_region, region, ompt_scope_end, parallel, task);
     } else {
         bp_ompt_sync_send(region, begin, parallel, task);
     }
