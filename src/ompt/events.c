@@ -7,8 +7,8 @@
  * - thread_begin and thread_end: a pool worker's when it starts and ends;
  *   an application thread's (ompt_thread_initial) at its first event, with
  *   the begin of its initial task (implicit_task, ompt_task_initial), whose
- *   end and the thread's end come at finalization (start.c) for the thread
- *   that finalizes.
+ *   end and the thread's end come when the thread exits, or at
+ *   finalization (start.c) for the thread that finalizes.
  * - parallel_begin on the forking thread before its team is obtained (the
  *   requested size is what the region asked for, before the caps), with the
  *   call site the ABI entry noted (BP_HOOK_SITE) as codeptr_ra; the
@@ -20,6 +20,7 @@
  * A worker called back only to help with thread 0's tasks sends nothing:
  * that is still its share of the region. Task frames are not recorded yet
  * (zero, as a runtime that does not know them reports). */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,11 +49,32 @@ static void end_thread(struct bp_ompt_thread *th)
     th->begun = 0;
 }
 
+/* An application thread's end: a key whose destructor runs at its exit
+ * (pthread_exit, or the return of its start routine; never for the thread
+ * that calls exit(), whose end is the finalization's) ends its initial task
+ * and the thread, as libomp does for the roots it knew. */
+static pthread_key_t exit_key;
+static int exit_key_made;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void thread_exits(void *th)
+{
+    (void)th;
+    bp_ompt_initial_end();
+}
+
+static void make_exit_key(void) { exit_key_made = pthread_key_create(&exit_key, thread_exits) == 0; }
+
 void bp_ompt_thread_known(struct bp_ompt_thread *th)
 {
     if (th->begun)
         return;
     th->begun = 1;
+    if (!th->worker) {
+        pthread_once(&exit_once, make_exit_key);
+        if (exit_key_made) /* without it, the thread's end is not told */
+            (void)pthread_setspecific(exit_key, th);
+    }
     th->state = th->worker ? ompt_state_idle : ompt_state_work_serial;
     ompt_callback_thread_begin_t cb =
         (ompt_callback_thread_begin_t)bp_ompt_callback(ompt_callback_thread_begin);

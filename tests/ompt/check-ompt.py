@@ -18,7 +18,9 @@ Modes:
   constructs  the tool from OMP_TOOL_LIBRARIES on constructs.c: every sync
               region, reduction, task and lock the program counted was
               reported, paired, and the tool's own checks are clean
-Extra environment (LD_PRELOAD for the preloaded runs) comes from the test.
+Extra environment (LD_PRELOAD for the preloaded runs, LD_LIBRARY_PATH for
+the drop-in ones, with BP_TEST_DROPIN set: the tool must have been started
+by buddypool) comes from the test.
 """
 import os
 import re
@@ -54,9 +56,10 @@ def check_recorded(out):
         fail("no REGIONS, OMPT-RECORD or OMPT-SET line", out)
     if "OMPT-ERROR" in out or rec["errors"] != 0:
         fail("the tool found errors", out)
+    apps = prog.get("app_threads", 1)  # each application thread's initial task
     want = {"parallel_begin": prog["regions"], "parallel_end": prog["regions"],
-            "implicit_begin": prog["implicit"] + 1, "implicit_end": prog["implicit"] + 1,
-            "initial": 1, "max_team": 2, "thread_end": rec["thread_begin"]}
+            "implicit_begin": prog["implicit"] + apps, "implicit_end": prog["implicit"] + apps,
+            "initial": apps, "max_team": 2, "thread_end": rec["thread_begin"]}
     for k, v in want.items():
         if rec[k] != v:
             fail("%s=%d, expected %d" % (k, rec[k], v), out)
@@ -172,6 +175,7 @@ def main():
         print("check-ompt: skipped: %s" % os.environ["BP_SKIP"])
         sys.exit(77)
     mode, prog = sys.argv[1], sys.argv[2]
+    dropin = os.environ.get("BP_TEST_DROPIN") is not None
     tool = sys.argv[3] if len(sys.argv) > 3 else ""
     libs = {"OMP_TOOL_LIBRARIES": tool} if tool else {}
     if mode in ("record", "in-program"):
@@ -206,6 +210,8 @@ def main():
         check_recorded(out)
     else:
         sys.exit("check-ompt: unknown mode %s" % mode)
+    if dropin and not re.search(r"^OMPT-RECORD started by buddypool ", out, re.M):
+        fail("drop-in mode, yet the tool was not started by buddypool", out)
     print("check-ompt %s: ok" % mode)
 
 
