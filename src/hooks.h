@@ -188,7 +188,8 @@ void bp_listen_wait_spun(int64_t since_ns);
 int64_t bp_listen_wait_sleep(int64_t since_ns);
 void bp_listen_wait_woken(int64_t slept_ns);
 void bp_listen_wait_wake(void);
-void bp_listen_site(const void *ra, const char *src);
+void bp_listen_site(const void *ra, const void *frame, const char *src);
+void bp_listen_code_frame(const void *frame);
 extern _Atomic int bp_listen_sites;
 
 /* ---- regions, on the thread that forks them (thread 0) ------------------ */
@@ -459,10 +460,18 @@ static inline void bp_hook_wait_wake(void)
 /* ---- call sites ---------------------------------------------------------- */
 
 /* Note the call site of the region the calling ABI entry is about to fork:
- * the entry's return address, and clang's source location string (NULL for
- * none). A macro, so that the address is the entry's own. Noted while a
+ * the entry's return address and its caller's frame (its end: the
+ * program's frame that called into the runtime, which the runtime returns
+ * to), and
+ * clang's source location string (NULL for none). A macro, so that the address is the entry's own. Noted while a
  * listener wants sites, and before the pool has started (the first
  * region's entry runs before the configuration is read). */
+/* Where the calling function's caller's frame ends: the calling
+ * function's canonical frame address (the caller's stack pointer at the
+ * call), which needs no frame pointer in the caller (the program's code
+ * keeps none at -O2). */
+#define bp_caller_frame() __builtin_dwarf_cfa()
+
 #ifdef BP_NO_PROFILER
 #define BP_HOOK_SITE(src) ((void)(src))
 #else
@@ -470,7 +479,22 @@ static inline void bp_hook_wait_wake(void)
     do {                                                                        \
         /* relaxed: a hint, set once when the pool starts */                    \
         if (atomic_load_explicit(&bp_listen_sites, memory_order_relaxed))       \
-            bp_listen_site(__builtin_return_address(0), (src));                 \
+            bp_listen_site(__builtin_return_address(0), bp_caller_frame(), (src)); \
+    } while (0)
+#endif
+
+/* The calling thread's task is about to run its code (a region's share,
+ * an explicit task's body) from the calling ABI function: that function's
+ * frame is where the runtime's frames end and the program's begin (the
+ * task's exit frame, for a tool). A macro, so that the frame is the
+ * caller's. */
+#ifdef BP_NO_PROFILER
+#define BP_HOOK_CODE_FRAME() ((void)0)
+#else
+#define BP_HOOK_CODE_FRAME()                                                    \
+    do {                                                                        \
+        if (bp_listening)                                                       \
+            bp_listen_code_frame(__builtin_frame_address(0));                   \
     } while (0)
 #endif
 

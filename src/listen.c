@@ -266,10 +266,16 @@ void bp_listen_wait_wake(void)
 /* Called while bp_listen_sites is set, which it is before the pool starts
  * too (the first region's entry notes its site first): to every listener
  * that may want it, before anyone knows. */
-void bp_listen_site(const void *ra, const char *src)
+void bp_listen_site(const void *ra, const void *frame, const char *src)
 {
     bp_prof_site(ra, src);
-    bp_ompt_site(ra);
+    bp_ompt_site(ra, frame);
+}
+
+void bp_listen_code_frame(const void *frame)
+{
+    if (ompt)
+        bp_ompt_code_frame(frame);
 }
 
 /* ---- the process: hooks.h's plain calls ------------------------------------- */

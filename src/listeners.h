@@ -89,7 +89,8 @@ void bp_ompt_flush(void);
 void bp_ompt_cancel(int flags, uint64_t *word);
 void bp_ompt_thread_begin(int worker);
 void bp_ompt_thread_end(void);
-void bp_ompt_site(const void *ra);
+void bp_ompt_site(const void *ra, const void *frame);
+void bp_ompt_code_frame(const void *frame);
 int bp_ompt_team_resize(void **block, int cap);
 void bp_ompt_team_free(void *block);
 

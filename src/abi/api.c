@@ -13,6 +13,7 @@ struct region_call {
 static void run_region(int tid, void *ctx)
 {
     struct region_call *c = ctx;
+    BP_HOOK_CODE_FRAME();
     c->fn(tid, bp_self()->team_size, c->ctx);
 }
 

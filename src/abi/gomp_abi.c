@@ -40,6 +40,7 @@ static void run_region(int tid, void *ctx)
     const struct region *r = ctx;
     if (r->has_ws)
         bp_gomp_ws_begin(bp_self(), &r->ws);
+    BP_HOOK_CODE_FRAME();
     r->fn(r->data);
 }
 
@@ -86,6 +87,7 @@ static void run_reduction_region(int tid, void *ctx)
     if (tid == 0)
         *r->team = t->team_size;
     bp_gomp_reductions_begin(t, r->red);
+    BP_HOOK_CODE_FRAME();
     r->fn(r->data);
     bp_taskgroup_end(t);
 }

@@ -109,6 +109,7 @@ static inline void copy_small(void *dst, const void *src, size_t n)
 static void gomp_body(struct bp_task *task)
 {
     void (*fn)(void *) = (void (*)(void *))(uintptr_t)task->fn;
+    BP_HOOK_CODE_FRAME();
     fn(bp_task_payload(task));
 }
 
@@ -116,6 +117,7 @@ static void gomp_body(struct bp_task *task)
 static void run_block(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                       long arg_size, long arg_align)
 {
+    BP_HOOK_CODE_FRAME();
     if (cpyfn == NULL) {
         fn(data);
         return;

@@ -56,6 +56,7 @@ static void run_microtask(int tid, void *ctx)
     struct fork_args *f = ctx;
     int32_t gtid = bp_gtid(bp_self());
     int32_t btid = tid;
+    BP_HOOK_CODE_FRAME();
     invoke(f->fn, &gtid, &btid, f->argc, f->args);
 }
 

@@ -44,6 +44,7 @@ static void kmp_body(struct bp_task *task)
     }
     /* relaxed: this part holds the task; a later part counts after it */
     uint32_t before = atomic_load_explicit(&task->requeues, memory_order_relaxed);
+    BP_HOOK_CODE_FRAME();
     kt->routine(gtid, kt);
     if ((task->flags & BP_KMP_DESTRUCTORS) &&
         atomic_load_explicit(&task->requeues, memory_order_relaxed) == before)

@@ -428,7 +428,7 @@ void bp_fork_end(struct bp_fork_frame *f)
     if (f->team_size > 1) {
         team_leave(t, f);
     } else {
-        bp_taskwait(t); /* a detached task's event may be pending */
+        bp_task_children_wait(t); /* a detached task's event may be pending */
         bp_task_deps_free(bp_task_current(t));
         bp_hook_join_end(&f->hook, NULL, t->level, 1);
     }

@@ -18,8 +18,14 @@
  *   too) and on each worker when its share starts; the worker's end when
  *   its share ends, thread 0's after the join, before parallel_end.
  * A worker called back only to help with thread 0's tasks sends nothing:
- * that is still its share of the region. Task frames are not recorded yet
- * (zero, as a runtime that does not know them reports). */
+ * that is still its share of the region.
+ * Task frames: a task's exit frame is the frame of the runtime function
+ * that runs its code (BP_HOOK_CODE_FRAME, set as the code starts: a frame
+ * pointer, ompt_frame_runtime | ompt_frame_framepointer), the encountering
+ * task's enter frame the canonical frame address of the ABI entry that
+ * forks a region (BP_HOOK_SITE: where the program's frame that called it
+ * ends, ompt_frame_application | ompt_frame_cfa), from parallel_begin to
+ * parallel_end. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +121,11 @@ void bp_ompt_region_begin(struct bp_hook_span *s, int level, int requested)
     s->tool[0] = 0;
     s->tool[1] = (uint64_t)(uintptr_t)ra;
     struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
+    if (enc != NULL) { /* the encountering task is in the runtime from the entry's frame */
+        enc->frame.enter_frame.ptr = (void *)th->enter;
+        enc->frame.enter_frame_flags = ompt_frame_application | ompt_frame_cfa;
+    }
+    th->enter = NULL;
     ompt_callback_parallel_begin_t cb =
         (ompt_callback_parallel_begin_t)bp_ompt_callback(ompt_callback_parallel_begin);
     if (cb != NULL)
@@ -168,6 +179,8 @@ void bp_ompt_join_end(struct bp_hook_span *s, int team_size)
     if (cb != NULL)
         cb(parallel_of(s), bp_ompt_data_of(enc), ompt_parallel_invoker_program | ompt_parallel_team,
            (const void *)(uintptr_t)s->tool[1]);
+    if (enc != NULL) /* back in its own code */
+        enc->frame.enter_frame.ptr = NULL;
 }
 
 /* ---- a worker's share ------------------------------------------------------ */
@@ -233,7 +246,22 @@ void bp_ompt_thread_end(void)
         end_thread(th);
 }
 
-void bp_ompt_site(const void *ra) { bp_ompt_tls.ra = ra; }
+void bp_ompt_site(const void *ra, const void *frame)
+{
+    bp_ompt_tls.ra = ra;
+    bp_ompt_tls.enter = frame;
+}
+
+/* The innermost task runs its code from this runtime frame: its exit
+ * frame, until it ends (its record goes with it). */
+void bp_ompt_code_frame(const void *frame)
+{
+    struct bp_ompt_task *t = bp_ompt_task_at(&bp_ompt_tls, 0);
+    if (t == NULL)
+        return;
+    t->frame.exit_frame.ptr = (void *)frame;
+    t->frame.exit_frame_flags = ompt_frame_runtime | ompt_frame_framepointer;
+}
 
 int bp_ompt_team_resize(void **block, int cap)
 {

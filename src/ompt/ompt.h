@@ -52,6 +52,7 @@ struct bp_ompt_thread {
     struct bp_ompt_task tasks[BP_OMPT_DEPTH];
     ompt_data_t initial_parallel; /* the initial task's implicit region */
     const void *ra;             /* the next region's call site (BP_HOOK_SITE) */
+    const void *enter;          /* and its entry's frame: the encountering task's enter frame */
 };
 extern _Thread_local struct bp_ompt_thread bp_ompt_tls;
 

@@ -574,14 +574,16 @@ static int preds_complete(const void *arg)
     return atomic_load_explicit(&task->npred, memory_order_acquire) == 0;
 }
 
-static void wait_children(struct bp_thread *t, struct bp_task *task)
+void bp_taskwait(struct bp_thread *t)
 {
+    struct bp_task *task = bp_task_current(t);
     bp_task_wait_until(t, children_complete, task, task, BP_SYNC_TASKWAIT);
 }
 
-void bp_taskwait(struct bp_thread *t)
+void bp_task_children_wait(struct bp_thread *t)
 {
-    wait_children(t, bp_task_current(t));
+    struct bp_task *task = bp_task_current(t);
+    bp_task_wait_until(t, children_complete, task, task, BP_SYNC_NONE);
 }
 
 void bp_taskyield(struct bp_thread *t)

@@ -120,6 +120,9 @@ void *bp_task_add_event(struct bp_task *task);
 void bp_task_fulfill(void *event);
 /* The task scheduling points. */
 void bp_taskwait(struct bp_thread *t);
+/* The same wait where no taskwait is (the end of a region of one thread):
+ * the listeners hear of no sync region. */
+void bp_task_children_wait(struct bp_thread *t);
 void bp_taskyield(struct bp_thread *t);
 void bp_taskgroup_begin(struct bp_thread *t);
 void bp_taskgroup_end(struct bp_thread *t);

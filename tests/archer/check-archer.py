@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check-archer.py EXPECT PROGRAM ARCHER: run a program built with
+"""check-archer.py EXPECT PROGRAM ARCHER [PRELOAD]: run a program built with
 -fsanitize=thread under LLVM's Archer (OMP_TOOL_LIBRARIES=ARCHER, 2
 threads, TSAN_OPTIONS=ignore_noninstrumented_modules=1 as Archer asks) and
 check what ThreadSanitizer reported.
@@ -11,8 +11,9 @@ run at once went unreported in 4 of 80 runs on libomp, and about as often
 on buddypool): a racy program gets up to RACE_TRIES runs to show it.
 Either way Archer must say that it started (ARCHER_OPTIONS=verbose=1):
 without it every OpenMP synchronization is invisible to TSan, and a clean
-run would prove nothing. Extra environment (LD_PRELOAD) comes from the
-test. A program that cannot run here (BP_SKIP) is skipped with exit 77.
+run would prove nothing. PRELOAD (libbuddypool.so over a program linked
+with libgomp) is preloaded into the program alone. A program that cannot
+run here (BP_SKIP) is skipped with exit 77.
 """
 import os
 import subprocess
@@ -22,13 +23,15 @@ RACE_TRIES = 5
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("clean", "race"):
+    if len(sys.argv) not in (4, 5) or sys.argv[1] not in ("clean", "race"):
         sys.exit(__doc__)
     if os.environ.get("BP_SKIP"):
         print("check-archer: skipped: %s" % os.environ["BP_SKIP"])
         sys.exit(77)
-    expect, prog, archer = sys.argv[1:]
+    expect, prog, archer = sys.argv[1:4]
     env = dict(os.environ)
+    if len(sys.argv) == 5:  # the program's alone, not this script's
+        env["LD_PRELOAD"] = sys.argv[4]
     env.update(OMP_NUM_THREADS="2", OMP_TOOL_LIBRARIES=archer, ARCHER_OPTIONS="verbose=1",
                TSAN_OPTIONS="ignore_noninstrumented_modules=1 exitcode=66")
     for tries in range(1, RACE_TRIES + 1):

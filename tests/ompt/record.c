@@ -4,8 +4,9 @@
  * gives every thread, region and task a number in the data the runtime
  * hands it, and checks at each end that the data it gets back is what it
  * set at the begin, that the queries agree with the callbacks
- * (ompt_get_thread_data, ompt_get_parallel_info, ompt_get_task_info), and
- * that begins and ends pair. At finalize it prints one line:
+ * (ompt_get_thread_data, ompt_get_parallel_info, ompt_get_task_info), that
+ * task frames lie where the stack says they must, and that begins and ends
+ * pair. At finalize it prints one line:
  *   OMPT-RECORD thread_begin=N thread_end=N initial=N parallel_begin=N
  *     parallel_end=N implicit_begin=N implicit_end=N max_team=N errors=N
  * and the answers of ompt_set_callback it got:
@@ -101,12 +102,44 @@ static void on_thread_end(ompt_data_t *thread_data)
         ERROR("thread_end: data not set at its begin");
 }
 
+/* Task frames: the stack grows down, so a task's exit frame (the runtime's
+ * frame that runs its code) is above the frames of its code, and its enter
+ * frame (where its code called into the runtime) is between the two; a
+ * callback's own frame is below both. */
+static void check_frames(const char *where, const ompt_frame_t *f, int want_enter)
+{
+    char here;
+    /* libomp's enter frame is the address its entry's frame pointer points
+     * to, which is the program's only where the program keeps frame
+     * pointers: the reference run does not check frames */
+    if (getenv("BP_TEST_TOOL_LIBOMP") != NULL)
+        return;
+    if (f == NULL) {
+        ERROR("%s: no task frame", where);
+        return;
+    }
+    void *exit_ptr = f->exit_frame.ptr, *enter_ptr = f->enter_frame.ptr;
+    /* a tail call from the program's code into the runtime merges its
+     * frame into the runtime's: then the enter frame is at the exit frame,
+     * a few words above */
+    if (exit_ptr != NULL && ((char *)exit_ptr <= &here || !(f->exit_frame_flags & 0x30)))
+        ERROR("%s: exit frame %p not above the callback's (%p), or flags %#x", where, exit_ptr,
+              (void *)&here, f->exit_frame_flags);
+    if (!want_enter)
+        return;
+    if (enter_ptr == NULL || (char *)enter_ptr <= &here ||
+        (exit_ptr != NULL && (char *)enter_ptr > (char *)exit_ptr + 32) ||
+        !(f->enter_frame_flags & ompt_frame_application))
+        ERROR("%s: enter frame %p not between the callback's %p and the exit frame %p "
+              "(flags %#x)", where, enter_ptr, (void *)&here, exit_ptr, f->enter_frame_flags);
+}
+
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
                               const ompt_frame_t *encountering_task_frame,
                               ompt_data_t *parallel_data, unsigned int requested, int flags,
                               const void *codeptr_ra)
 {
-    (void)encountering_task_frame;
+    check_frames("parallel_begin", encountering_task_frame, 1);
     atomic_fetch_add(&parallel_begin, 1);
     if (encountering_task_data == NULL || encountering_task_data->value == 0)
         ERROR("parallel_begin: the encountering task has no data");
@@ -183,11 +216,15 @@ static _Atomic long work_begin[WORKS], work_end[WORKS], chunks, chunk_iterations
     cancel_discarded;
 static _Thread_local int open_work[OPEN], nwork, in_masked;
 
-/* An explicit task's record, in its data. */
+/* An explicit task's record, in its data: from a static pool, so that the
+ * tool frees nothing (the sanitizer builds would see a leak). */
 struct task_rec {
     int flags;
     _Atomic int begun, completed, detached;
 };
+enum { RECS = 4096 };
+static struct task_rec recs[RECS];
+static _Atomic long nrecs;
 
 static ompt_data_t *current_task(void)
 {
@@ -217,6 +254,24 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         ERROR("sync_region %d: not the current task's (ompt_get_task_info(0))", (int)kind);
     if (endpoint == ompt_scope_begin) {
         atomic_fetch_add(&sync_begin[kind], 1);
+        ompt_frame_t *frame = NULL;
+        int tflags = 0;
+        if (get_task_info(0, &tflags, NULL, &frame, NULL, NULL) == 2 &&
+            !(tflags & ompt_task_initial)) {
+            check_frames("sync_region begin", frame, 0);
+            int size = 0;
+            get_parallel_info(0, NULL, &size);
+            /* the code of a task in a team of one (serialized) and of an
+             * undeferred task may be called by the program itself */
+            if (frame != NULL && frame->exit_frame.ptr == NULL &&
+                !(tflags & ompt_task_undeferred) && size > 1)
+            {
+                int num = -1;
+                get_task_info(0, NULL, NULL, NULL, NULL, &num);
+                ERROR("sync_region %d begin: the task (flags %#x, thread %d of %d) has no exit "
+                      "frame", (int)kind, tflags, num, size);
+            }
+        }
         ompt_data_t *pd = NULL;
         if (parallel_data == NULL || get_parallel_info(0, &pd, NULL) != 2 || pd != parallel_data)
             ERROR("sync_region %d begin: not the current region", (int)kind);
@@ -297,7 +352,12 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         ERROR("task_create: its data is not fresh");
         return;
     }
-    struct task_rec *r = calloc(1, sizeof *r);
+    long i = atomic_fetch_add(&nrecs, 1);
+    if (i >= RECS) {
+        ERROR("task_create: more than %d tasks", RECS);
+        return;
+    }
+    struct task_rec *r = &recs[i];
     r->flags = flags;
     new_task_data->ptr = r;
     if (has_dependences)
