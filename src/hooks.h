@@ -174,6 +174,9 @@ void bp_listen_task_create(uint64_t *word, int flags, const void *fn,
                            const struct bp_dep *deps, int ndeps);
 void bp_listen_task_fulfill(uint64_t *word, int late);
 void bp_listen_task_inline(uint64_t *word, int begin);
+void bp_listen_task_dependence(uint64_t *pred, uint64_t *succ);
+void bp_listen_league(struct bp_hook_span *s, int num_teams, int begin);
+void bp_listen_league_team(int team, int num_teams, int begin);
 void bp_listen_work(int kind, int begin, uint64_t count);
 void bp_listen_dispatch(int kind, uint64_t start, uint64_t count);
 void bp_listen_masked(int begin);
@@ -322,6 +325,24 @@ static inline void bp_hook_iterations(uint64_t n)
         bp_listen_iterations(n);
 }
 
+/* ---- the host teams construct ------------------------------------------- */
+
+/* A league of num_teams teams begins (begin 1) or ends on the encountering
+ * thread, which runs its teams one after another (teams.c); s, in the
+ * construct's frame, is handed to its end. */
+static inline void bp_hook_league(struct bp_hook_span *s, int num_teams, int begin)
+{
+    if (bp_listening)
+        bp_listen_league(s, num_teams, begin);
+}
+
+/* Team number team of the league begins or ends. */
+static inline void bp_hook_league_team(int team, int num_teams, int begin)
+{
+    if (bp_listening)
+        bp_listen_league_team(team, num_teams, begin);
+}
+
 /* ---- worksharing, masked, flush, cancel ------------------------------------ */
 
 /* The calling thread begins (begin 1) or ends its part of a worksharing
@@ -382,6 +403,14 @@ static inline void bp_hook_task_inline(uint64_t *word, int begin)
 {
     if (bp_listening)
         bp_listen_task_inline(word, begin);
+}
+
+/* A task (succ) waits for another (pred) through their dependences, now
+ * that succ is being registered (both words are their listeners'). */
+static inline void bp_hook_task_dependence(uint64_t *pred, uint64_t *succ)
+{
+    if (bp_listening)
+        bp_listen_task_dependence(pred, succ);
 }
 
 /* An explicit task's code runs between these (fn: the task's function;

@@ -192,6 +192,24 @@ void bp_listen_task_inline(uint64_t *word, int begin)
         bp_ompt_task_inline(word, begin);
 }
 
+void bp_listen_task_dependence(uint64_t *pred, uint64_t *succ)
+{
+    if (ompt)
+        bp_ompt_task_dependence(pred, succ);
+}
+
+void bp_listen_league(struct bp_hook_span *s, int num_teams, int begin)
+{
+    if (ompt)
+        bp_ompt_league(s, num_teams, begin);
+}
+
+void bp_listen_league_team(int team, int num_teams, int begin)
+{
+    if (ompt)
+        bp_ompt_league_team(team, num_teams, begin);
+}
+
 void bp_listen_work(int kind, int begin, uint64_t count)
 {
     if (ompt)

@@ -119,6 +119,8 @@ static void league_run(int num_teams, int thread_limit, int team_cap, void (*bod
     struct bp_thread *t = bp_self();
     struct league_saved saved;
     league_save(bp_icv(t), &saved);
+    struct bp_hook_span span;
+    bp_hook_league(&span, num_teams, 1);
     for (int i = 0; i < num_teams; i++) {
         /* again for each team: the body's regions and tasks leave the
          * task's ICVs as they found them, but the body may set its own */
@@ -128,8 +130,11 @@ static void league_run(int num_teams, int thread_limit, int team_cap, void (*bod
         if (thread_limit > 0)
             icv->thread_limit = thread_limit;
         icv->team_cap = team_cap;
+        bp_hook_league_team(i, num_teams, 1);
         body(arg);
+        bp_hook_league_team(i, num_teams, 0);
     }
+    bp_hook_league(&span, num_teams, 0);
     league_restore(bp_icv_set(t), &saved);
 }
 
@@ -145,6 +150,7 @@ struct gomp_body {
 static void gomp_body(void *arg)
 {
     const struct gomp_body *b = arg;
+    BP_HOOK_CODE_FRAME();
     b->fn(b->data);
 }
 
@@ -152,6 +158,7 @@ BP_API void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
                            unsigned thread_limit, unsigned flags)
 {
     (void)flags;
+    BP_HOOK_SITE(NULL); /* the league's call site */
     int limit = thread_limit ? clamp_int(thread_limit) : bp_teams_thread_limit_var();
     int n = clamp_int(num_teams);
     if (n == 0)
@@ -286,12 +293,13 @@ static void kmp_body(void *arg)
     struct kmp_body *b = arg;
     int32_t gtid = bp_gtid(bp_self());
     int32_t btid = 0; /* each team's initial thread is its thread 0 */
+    BP_HOOK_CODE_FRAME();
     bp_kmpc_invoke(b->fn, &gtid, &btid, b->argc, b->args);
 }
 
 BP_API void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
 {
-    (void)loc;
+    BP_HOOK_SITE(loc != NULL ? loc->psource : NULL); /* the league's call site */
     struct kmp_body b;
     b.fn = microtask;
     b.argc = argc;

@@ -183,6 +183,62 @@ void bp_ompt_join_end(struct bp_hook_span *s, int team_size)
         enc->frame.enter_frame.ptr = NULL;
 }
 
+/* ---- the host teams construct ---------------------------------------------- */
+
+/* A league is a parallel region of flag ompt_parallel_league whose teams'
+ * initial tasks (ompt_task_initial, numbered by team) the encountering
+ * thread runs one after another (teams.c); its data is in the span, as a
+ * region's. */
+void bp_ompt_league(struct bp_hook_span *s, int num_teams, int begin)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    int flags = ompt_parallel_invoker_program | ompt_parallel_league;
+    if (begin) {
+        bp_ompt_thread_known(th);
+        s->tool[0] = 0;
+        s->tool[1] = (uint64_t)(uintptr_t)th->ra;
+        th->ra = NULL;
+        struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
+        if (enc != NULL) {
+            enc->frame.enter_frame.ptr = (void *)th->enter;
+            enc->frame.enter_frame_flags = ompt_frame_application | ompt_frame_cfa;
+        }
+        th->enter = NULL;
+        th->league = parallel_of(s);
+        ompt_callback_parallel_begin_t cb =
+            (ompt_callback_parallel_begin_t)bp_ompt_callback(ompt_callback_parallel_begin);
+        if (cb != NULL)
+            cb(bp_ompt_data_of(enc), enc != NULL ? &enc->frame : &no_frame, parallel_of(s),
+               (unsigned)num_teams, flags, (const void *)(uintptr_t)s->tool[1]);
+        return;
+    }
+    th->league = NULL;
+    struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
+    ompt_callback_parallel_end_t cb =
+        (ompt_callback_parallel_end_t)bp_ompt_callback(ompt_callback_parallel_end);
+    if (cb != NULL)
+        cb(parallel_of(s), bp_ompt_data_of(enc), flags, (const void *)(uintptr_t)s->tool[1]);
+    if (enc != NULL)
+        enc->frame.enter_frame.ptr = NULL;
+}
+
+void bp_ompt_league_team(int team, int num_teams, int begin)
+{
+    struct bp_ompt_thread *th = &bp_ompt_tls;
+    if (begin) {
+        ompt_data_t *league = th->league; /* the league's data, in its span */
+        struct bp_ompt_task *t = bp_ompt_push(th, NULL, league, (unsigned)num_teams,
+                                              (unsigned)team, ompt_task_initial);
+        implicit(ompt_scope_begin, league, bp_ompt_data_of(t), (unsigned)num_teams,
+                 (unsigned)team, ompt_task_initial);
+        return;
+    }
+    struct bp_ompt_task *t = bp_ompt_task_at(th, 0);
+    implicit(ompt_scope_end, t != NULL ? t->parallel : NULL, bp_ompt_data_of(t),
+             (unsigned)num_teams, (unsigned)team, ompt_task_initial);
+    bp_ompt_pop(th);
+}
+
 /* ---- a worker's share ------------------------------------------------------ */
 
 void bp_ompt_worker_idle(void) { bp_ompt_tls.state = ompt_state_idle; }

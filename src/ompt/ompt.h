@@ -53,6 +53,7 @@ struct bp_ompt_thread {
     ompt_data_t initial_parallel; /* the initial task's implicit region */
     const void *ra;             /* the next region's call site (BP_HOOK_SITE) */
     const void *enter;          /* and its entry's frame: the encountering task's enter frame */
+    ompt_data_t *league;        /* the host teams construct it runs: its data */
 };
 extern _Thread_local struct bp_ompt_thread bp_ompt_tls;
 

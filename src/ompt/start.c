@@ -233,6 +233,7 @@ static ompt_set_result_t support(int event)
     case ompt_callback_task_create:
     case ompt_callback_task_schedule:
     case ompt_callback_dependences:
+    case ompt_callback_task_dependence:
     case ompt_callback_mutex_acquire:
     case ompt_callback_mutex_acquired:
     case ompt_callback_mutex_released:

@@ -1,7 +1,9 @@
 /* tasks.c: the tool interface's events of explicit tasks: task_create
  * (with the task's dependences), and task_schedule as a thread starts a
  * task's code, leaves it (complete, waiting for its event, or a part of an
- * untied task done) and as a detached task's event is fulfilled. A
+ * untied task done) and as a detached task's event is fulfilled;
+ * task_dependence for each pair of tasks a dependence links, as the later
+ * one is registered (the earlier one not complete). A
  * taskwait with dependences makes an empty task that its thread waits
  * for; it is created (ompt_task_taskwait) and, once its dependences are
  * met, completes (ompt_taskwait_complete), as libomp reports it.
@@ -134,4 +136,12 @@ void bp_ompt_task_fulfill(uint64_t *word, int late)
 {
     schedule((ompt_data_t *)word, late ? ompt_task_late_fulfill : ompt_task_early_fulfill,
              NULL);
+}
+
+void bp_ompt_task_dependence(uint64_t *pred, uint64_t *succ)
+{
+    ompt_callback_task_dependence_t cb =
+        (ompt_callback_task_dependence_t)bp_ompt_callback(ompt_callback_task_dependence);
+    if (cb != NULL)
+        cb((ompt_data_t *)pred, (ompt_data_t *)succ);
 }

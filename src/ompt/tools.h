@@ -283,6 +283,8 @@ typedef void (*ompt_callback_task_create_t)(ompt_data_t *encountering_task_data,
 typedef void (*ompt_callback_task_schedule_t)(ompt_data_t *prior_task_data,
                                               ompt_task_status_t prior_task_status,
                                               ompt_data_t *next_task_data);
+typedef void (*ompt_callback_task_dependence_t)(ompt_data_t *src_task_data,
+                                                ompt_data_t *sink_task_data);
 typedef void (*ompt_callback_dependences_t)(ompt_data_t *task_data,
                                             const ompt_dependence_t *deps, int ndeps);
 

@@ -130,6 +130,7 @@ static void add_pred(struct bp_task *n, struct bp_task *p)
         return;
     list_push(&pd->succ, n);
     hold(n);
+    bp_hook_task_dependence(&p->tool, &n->tool);
     /* relaxed: npred is read after the lock's release, or by its last
      * predecessor's acq_rel decrement */
     atomic_fetch_add_explicit(&n->npred, 1, memory_order_relaxed);

@@ -57,8 +57,12 @@ def check_recorded(out):
     if "OMPT-ERROR" in out or rec["errors"] != 0:
         fail("the tool found errors", out)
     apps = prog.get("app_threads", 1)  # each application thread's initial task
-    want = {"parallel_begin": prog["regions"], "parallel_end": prog["regions"],
-            "implicit_begin": prog["implicit"] + apps, "implicit_end": prog["implicit"] + apps,
+    # a league is a region too, and each of its teams an initial task
+    leagues, teams = prog.get("leagues", 0), prog.get("league_teams", 0)
+    want = {"parallel_begin": prog["regions"] + leagues,
+            "parallel_end": prog["regions"] + leagues,
+            "implicit_begin": prog["implicit"] + apps + teams,
+            "implicit_end": prog["implicit"] + apps + teams,
             "initial": apps, "max_team": 2, "thread_end": rec["thread_begin"]}
     for k, v in want.items():
         if rec[k] != v:
@@ -98,6 +102,7 @@ def check_constructs(out):
         ("taskwait_tasks", tasks["taskwait_tasks"], 1),
         # each task with a dependence, and the taskwait's with one
         ("dependences", tasks["dependences"], prog["depend_tasks"] + 1),
+        ("pairs paired", tasks["bad_pairs"], 0),
         ("deps", tasks["deps"], prog["depend_tasks"] + 1),
         ("detached", tasks["detached"], 1),
         ("released", mutex["released"], mutex["acquired"]),
@@ -153,6 +158,11 @@ def check_constructs(out):
     if tasks["created"] < prog["tasks"] + 1 + (10 if clang else 1):
         fail("created: %d, fewer than the program's %d tasks" % (tasks["created"],
                                                                   prog["tasks"]), out)
+    # each task with a dependence waits for at most one earlier one here
+    # (a chain), unless that one completed first
+    if tasks["pairs"] > prog["depend_tasks"]:
+        fail("task_dependence: %d pairs, more than %d tasks with dependences"
+             % (tasks["pairs"], prog["depend_tasks"]), out)
     if tasks["undeferred"] < 3:
         fail("undeferred: %d, fewer than 3" % tasks["undeferred"], out)
 

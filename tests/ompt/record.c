@@ -21,7 +21,7 @@
  *   OMPT-SYNC explicit=N implicit_ws=N implementation=N implicit_parallel=N
  *     taskwait=N taskgroup=N unpaired=N reduction=N
  *   OMPT-TASKS created=N completed=N undeferred=N taskwait_tasks=N
- *     dependences=N deps=N detached=N
+ *     dependences=N deps=N detached=N pairs=N bad_pairs=N
  *   OMPT-MUTEX acquired=N released=N critical=N lock=N test_lock=N nest=N
  *     nest_again=N atomic=N ordered=N init=N destroy=N
  *   OMPT-WORK loop_static=N ... taskloop=N chunks=N chunk_iterations=N
@@ -145,7 +145,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
         ERROR("parallel_begin: the encountering task has no data");
     if (requested < 1)
         ERROR("parallel_begin: requested %u", requested);
-    if (!(flags & ompt_parallel_team))
+    if (!(flags & (ompt_parallel_team | ompt_parallel_league)))
         ERROR("parallel_begin: flags %#x", flags);
     if (codeptr_ra == NULL)
         ERROR("parallel_begin: no codeptr_ra");
@@ -362,6 +362,17 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     new_task_data->ptr = r;
     if (has_dependences)
         deps_due = new_task_data;
+}
+
+static _Atomic long pairs, bad_pairs;
+
+static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+    atomic_fetch_add(&pairs, 1);
+    if (src == NULL || sink == NULL || src == sink || src->ptr == NULL || sink->ptr == NULL) {
+        atomic_fetch_add(&bad_pairs, 1);
+        ERROR("task_dependence: not two tasks created");
+    }
 }
 
 static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *d, int ndeps)
@@ -638,6 +649,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
     set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
     set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
     set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
+    set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
     set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
     set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
     set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
@@ -683,10 +695,10 @@ static void finalize(ompt_data_t *tool_data)
            atomic_load(&sync_begin[ompt_sync_region_taskgroup]), unpaired,
            atomic_load(&reduction_begin), atomic_load(&reduction_end));
     printf("OMPT-TASKS created=%ld completed=%ld undeferred=%ld taskwait_tasks=%ld "
-           "dependences=%ld deps=%ld detached=%ld\n",
+           "dependences=%ld deps=%ld detached=%ld pairs=%ld bad_pairs=%ld\n",
            atomic_load(&created), atomic_load(&completed), atomic_load(&undeferred),
            atomic_load(&taskwait_tasks), atomic_load(&dependences), atomic_load(&deps),
-           atomic_load(&detached));
+           atomic_load(&detached), atomic_load(&pairs), atomic_load(&bad_pairs));
     printf("OMPT-MUTEX acquired=%ld released=%ld critical=%ld lock=%ld test_lock=%ld nest=%ld "
            "nest_again=%ld nest_release=%ld atomic=%ld ordered=%ld init=%ld destroy=%ld\n",
            atomic_load(&acquired), atomic_load(&released),
