@@ -108,7 +108,9 @@ static void on_thread_end(ompt_data_t *thread_data)
  * callback's own frame is below both. */
 static void check_frames(const char *where, const ompt_frame_t *f, int want_enter)
 {
-    char here;
+    /* the callback's frame: its frame pointer (a local's address may be on
+     * a sanitizer's fake stack, elsewhere) */
+    const char *here = __builtin_frame_address(0);
     /* libomp's enter frame is the address its entry's frame pointer points
      * to, which is the program's only where the program keeps frame
      * pointers: the reference run does not check frames */
@@ -122,16 +124,16 @@ static void check_frames(const char *where, const ompt_frame_t *f, int want_ente
     /* a tail call from the program's code into the runtime merges its
      * frame into the runtime's: then the enter frame is at the exit frame,
      * a few words above */
-    if (exit_ptr != NULL && ((char *)exit_ptr <= &here || !(f->exit_frame_flags & 0x30)))
+    if (exit_ptr != NULL && ((const char *)exit_ptr <= here || !(f->exit_frame_flags & 0x30)))
         ERROR("%s: exit frame %p not above the callback's (%p), or flags %#x", where, exit_ptr,
-              (void *)&here, f->exit_frame_flags);
+              (void *)here, f->exit_frame_flags);
     if (!want_enter)
         return;
-    if (enter_ptr == NULL || (char *)enter_ptr <= &here ||
+    if (enter_ptr == NULL || (const char *)enter_ptr <= here ||
         (exit_ptr != NULL && (char *)enter_ptr > (char *)exit_ptr + 32) ||
         !(f->enter_frame_flags & ompt_frame_application))
         ERROR("%s: enter frame %p not between the callback's %p and the exit frame %p "
-              "(flags %#x)", where, enter_ptr, (void *)&here, exit_ptr, f->enter_frame_flags);
+              "(flags %#x)", where, enter_ptr, (void *)here, exit_ptr, f->enter_frame_flags);
 }
 
 static void on_parallel_begin(ompt_data_t *encountering_task_data,
