@@ -193,6 +193,7 @@ void bp_listen_wait_woken(int64_t slept_ns);
 void bp_listen_wait_wake(void);
 void bp_listen_site(const void *ra, const void *frame, const char *src);
 void bp_listen_code_frame(const void *frame);
+void bp_listen_enter(const void *frame);
 extern _Atomic int bp_listen_sites;
 
 /* ---- regions, on the thread that forks them (thread 0) ------------------ */
@@ -524,6 +525,27 @@ static inline void bp_hook_wait_wake(void)
     do {                                                                        \
         if (bp_listening)                                                       \
             bp_listen_code_frame(__builtin_frame_address(0));                   \
+    } while (0)
+#endif
+
+/* The program's code calls into the runtime through the calling ABI entry,
+ * which may wait there or make tasks: the calling task's enter frame (for a
+ * tool) is where the program's frame ends (the entry's canonical frame
+ * address) until BP_HOOK_LEAVE, as the entry returns. Macros, so that the
+ * frame is the entry's. */
+#ifdef BP_NO_PROFILER
+#define BP_HOOK_ENTER() ((void)0)
+#define BP_HOOK_LEAVE() ((void)0)
+#else
+#define BP_HOOK_ENTER()                                                         \
+    do {                                                                        \
+        if (bp_listening)                                                       \
+            bp_listen_enter(bp_caller_frame());                                 \
+    } while (0)
+#define BP_HOOK_LEAVE()                                                         \
+    do {                                                                        \
+        if (bp_listening)                                                       \
+            bp_listen_enter(NULL);                                              \
     } while (0)
 #endif
 

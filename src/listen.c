@@ -296,6 +296,12 @@ void bp_listen_code_frame(const void *frame)
         bp_ompt_code_frame(frame);
 }
 
+void bp_listen_enter(const void *frame)
+{
+    if (ompt)
+        bp_ompt_enter(frame);
+}
+
 /* ---- the process: hooks.h's plain calls ------------------------------------- */
 
 void bp_hook_start(int max_threads)

@@ -94,6 +94,7 @@ void bp_ompt_thread_begin(int worker);
 void bp_ompt_thread_end(void);
 void bp_ompt_site(const void *ra, const void *frame);
 void bp_ompt_code_frame(const void *frame);
+void bp_ompt_enter(const void *frame);
 int bp_ompt_team_resize(void **block, int cap);
 void bp_ompt_team_free(void *block);
 

@@ -251,7 +251,12 @@ BP_API void GOMP_parallel_end(void)
 
 /* ---- synchronisation ----------------------------------------------------- */
 
-BP_API void GOMP_barrier(void) { bp_barrier(bp_self(), BP_SYNC_BARRIER); }
+BP_API void GOMP_barrier(void)
+{
+    BP_HOOK_ENTER();
+    bp_barrier(bp_self(), BP_SYNC_BARRIER);
+    BP_HOOK_LEAVE();
+}
 
 /* The listeners hear of a single on each thread at once (begin and end):
  * gcc tells the runtime nothing at the end of the one that runs it. */
@@ -381,7 +386,9 @@ BP_API bool GOMP_cancel(int which, bool do_cancel)
 
 BP_API bool GOMP_barrier_cancel(void)
 {
+    BP_HOOK_ENTER();
     bool got = bp_barrier_cancel(bp_self(), BP_SYNC_BARRIER);
+    BP_HOOK_LEAVE();
     if (got)
         bp_hook_cancel(BP_HOOK_CANCEL_PARALLEL | BP_HOOK_CANCEL_DETECTED, NULL);
     return got;

@@ -333,7 +333,12 @@ static bool ws_end_cancel(void)
     return got;
 }
 
-BP_API void GOMP_loop_end(void) { ws_end(); }
+BP_API void GOMP_loop_end(void)
+{
+    BP_HOOK_ENTER();
+    ws_end();
+    BP_HOOK_LEAVE();
+}
 
 BP_API void GOMP_loop_end_nowait(void) { ws_close(bp_self()); }
 
@@ -379,7 +384,12 @@ BP_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void
     return GOMP_sections_next();
 }
 
-BP_API void GOMP_sections_end(void) { ws_end(); }
+BP_API void GOMP_sections_end(void)
+{
+    BP_HOOK_ENTER();
+    ws_end();
+    BP_HOOK_LEAVE();
+}
 
 BP_API void GOMP_sections_end_nowait(void) { ws_close(bp_self()); }
 

@@ -220,10 +220,17 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         run_on_stack(t, fn, data, NULL, 0, 0, flags); /* a plain block: no copy */
         return;
     }
+    BP_HOOK_ENTER();
     task_slow(t, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
+    BP_HOOK_LEAVE();
 }
 
-BP_API void GOMP_taskwait(void) { bp_taskwait(bp_self()); }
+BP_API void GOMP_taskwait(void)
+{
+    BP_HOOK_ENTER();
+    bp_taskwait(bp_self());
+    BP_HOOK_LEAVE();
+}
 
 BP_API void GOMP_taskwait_depend(void **depend)
 {
@@ -233,16 +240,28 @@ BP_API void GOMP_taskwait_depend(void **depend)
     if (deps == NULL)
         bp_fatal("GOMP_taskwait_depend: %d dependences: out of memory", ndeps);
     depend_read(depend, deps, ndeps);
+    BP_HOOK_ENTER();
     bp_taskwait_deps(bp_self(), deps, ndeps);
+    BP_HOOK_LEAVE();
     if (deps != small)
         free(deps);
 }
 
 BP_API void GOMP_taskyield(void) { bp_taskyield(bp_self()); }
 
-BP_API void GOMP_taskgroup_start(void) { bp_taskgroup_begin(bp_self()); }
+BP_API void GOMP_taskgroup_start(void)
+{
+    BP_HOOK_ENTER();
+    bp_taskgroup_begin(bp_self());
+    BP_HOOK_LEAVE();
+}
 
-BP_API void GOMP_taskgroup_end(void) { bp_taskgroup_end(bp_self()); }
+BP_API void GOMP_taskgroup_end(void)
+{
+    BP_HOOK_ENTER();
+    bp_taskgroup_end(bp_self());
+    BP_HOOK_LEAVE();
+}
 
 /* Both ABIs: an event's handle is its task. */
 BP_API void omp_fulfill_event(uintptr_t event)
@@ -632,8 +651,10 @@ BP_API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         n = ((uint64_t)end - (uint64_t)start + (uint64_t)step - 1) / (uint64_t)step;
     else if (step < 0 && start > end)
         n = ((uint64_t)start - (uint64_t)end + (uint64_t)-step - 1) / (uint64_t)-step;
+    BP_HOOK_ENTER();
     taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, (uint64_t)start, n,
              (uint64_t)step, 1);
+    BP_HOOK_LEAVE();
 }
 
 BP_API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -651,5 +672,7 @@ BP_API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
     } else if (start > end) {
         n = (start - end - step - 1) / -step;
     }
+    BP_HOOK_ENTER();
     taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, n, step, 0);
+    BP_HOOK_LEAVE();
 }

@@ -128,7 +128,9 @@ BP_API int32_t __kmpc_global_thread_num(ident_t *loc)
 BP_API void __kmpc_barrier(ident_t *loc, int32_t gtid)
 {
     (void)gtid;
+    BP_HOOK_ENTER();
     bp_barrier(bp_self(), kmp_barrier_kind(loc));
+    BP_HOOK_LEAVE();
 }
 
 /* The reduction protocol: every thread calls __kmpc_reduce with a pointer
@@ -151,7 +153,10 @@ BP_API int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_
     (void)num_vars;
     (void)size;
     (void)lck;
-    return reduce(data, reduce_func, 0);
+    BP_HOOK_ENTER();
+    int32_t got = reduce(data, reduce_func, 0);
+    BP_HOOK_LEAVE();
+    return got;
 }
 
 BP_API void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
@@ -171,7 +176,10 @@ BP_API int32_t __kmpc_reduce_nowait(ident_t *loc, int32_t gtid, int32_t num_vars
     (void)num_vars;
     (void)size;
     (void)lck;
-    return reduce(data, reduce_func, 1);
+    BP_HOOK_ENTER();
+    int32_t got = reduce(data, reduce_func, 1);
+    BP_HOOK_LEAVE();
+    return got;
 }
 
 BP_API void __kmpc_end_reduce_nowait(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
@@ -398,7 +406,9 @@ BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
 {
     (void)gtid;
+    BP_HOOK_ENTER();
     int got = bp_barrier_cancel(bp_self(), kmp_barrier_kind(loc));
+    BP_HOOK_LEAVE();
     if (got)
         bp_hook_cancel(BP_HOOK_CANCEL_PARALLEL | BP_HOOK_CANCEL_DETECTED, NULL);
     return got;

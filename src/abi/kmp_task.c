@@ -81,7 +81,9 @@ BP_API int32_t __kmpc_omp_task(ident_t *loc, int32_t gtid, kmp_task_t *new_task)
     (void)loc;
     (void)gtid;
     struct bp_thread *t = bp_self();
+    BP_HOOK_ENTER();
     bp_task_submit(t, bp_task_of_payload(new_task), !bp_task_included(t));
+    BP_HOOK_LEAVE();
     return 0;
 }
 
@@ -106,7 +108,9 @@ BP_API int32_t __kmpc_omp_taskwait(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     bp_taskwait(bp_self());
+    BP_HOOK_LEAVE();
     return 0;
 }
 
@@ -123,14 +127,18 @@ BP_API void __kmpc_taskgroup(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     bp_taskgroup_begin(bp_self());
+    BP_HOOK_LEAVE();
 }
 
 BP_API void __kmpc_end_taskgroup(ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     bp_taskgroup_end(bp_self());
+    BP_HOOK_LEAVE();
 }
 
 enum { BP_DEPS_ON_STACK = 16 };
@@ -172,8 +180,10 @@ BP_API int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_task_t 
     struct bp_thread *t = bp_self();
     struct bp_dep small[BP_DEPS_ON_STACK];
     struct bp_dep *deps = read_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small);
+    BP_HOOK_ENTER();
     bp_task_submit_deps(t, bp_task_of_payload(new_task), deps, ndeps + ndeps_noalias,
                         !bp_task_included(t));
+    BP_HOOK_LEAVE();
     if (deps != small)
         free(deps);
     return 0;
@@ -199,7 +209,9 @@ BP_API void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+    BP_HOOK_LEAVE();
 }
 
 BP_API void __kmpc_omp_taskwait_deps_51(ident_t *loc, int32_t gtid, int32_t ndeps,
@@ -210,7 +222,9 @@ BP_API void __kmpc_omp_taskwait_deps_51(ident_t *loc, int32_t gtid, int32_t ndep
     (void)loc;
     (void)gtid;
     (void)has_no_wait; /* nowait: the wait is for the dependences alone either way */
+    BP_HOOK_ENTER();
     wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+    BP_HOOK_LEAVE();
 }
 
 /* detach: the task completes once its event is fulfilled too. */
@@ -583,7 +597,9 @@ BP_API void __kmpc_taskloop(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     kmp_taskloop(task, if_val, lb, ub, st, nogroup, sched, grainsize, 0, task_dup);
+    BP_HOOK_LEAVE();
 }
 
 BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_t if_val,
@@ -593,5 +609,7 @@ BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int3
 {
     (void)loc;
     (void)gtid;
+    BP_HOOK_ENTER();
     kmp_taskloop(task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier != 0, task_dup);
+    BP_HOOK_LEAVE();
 }

@@ -25,7 +25,9 @@
  * task's enter frame the canonical frame address of the ABI entry that
  * forks a region (BP_HOOK_SITE: where the program's frame that called it
  * ends, ompt_frame_application | ompt_frame_cfa), from parallel_begin to
- * parallel_end. */
+ * parallel_end, and that of an entry that waits or makes tasks while it
+ * runs (BP_HOOK_ENTER: barriers, taskwait, taskgroup's end, reductions,
+ * task and taskloop entries). */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -306,6 +308,17 @@ void bp_ompt_site(const void *ra, const void *frame)
 {
     bp_ompt_tls.ra = ra;
     bp_ompt_tls.enter = frame;
+}
+
+/* The innermost task's code calls into the runtime (frame: where its frame
+ * ends), or is back (NULL). */
+void bp_ompt_enter(const void *frame)
+{
+    struct bp_ompt_task *t = bp_ompt_task_at(&bp_ompt_tls, 0);
+    if (t == NULL)
+        return;
+    t->frame.enter_frame.ptr = (void *)frame;
+    t->frame.enter_frame_flags = frame != NULL ? ompt_frame_application | ompt_frame_cfa : 0;
 }
 
 /* The innermost task runs its code from this runtime frame: its exit

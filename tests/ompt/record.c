@@ -258,9 +258,15 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         atomic_fetch_add(&sync_begin[kind], 1);
         ompt_frame_t *frame = NULL;
         int tflags = 0;
+        /* the program's code called into the runtime for these: the task
+         * has an enter frame (a region's closing barrier and the runtime's
+         * own barriers come from the runtime itself) */
+        int entered = kind == ompt_sync_region_barrier_explicit ||
+                      kind == ompt_sync_region_barrier_implicit_workshare ||
+                      kind == ompt_sync_region_taskwait || kind == ompt_sync_region_taskgroup;
         if (get_task_info(0, &tflags, NULL, &frame, NULL, NULL) == 2 &&
             !(tflags & ompt_task_initial)) {
-            check_frames("sync_region begin", frame, 0);
+            check_frames("sync_region begin", frame, entered);
             int size = 0;
             get_parallel_info(0, NULL, &size);
             /* the code of a task in a team of one (serialized) and of an
