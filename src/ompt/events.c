@@ -123,10 +123,7 @@ void bp_ompt_region_begin(struct bp_hook_span *s, int level, int requested)
     s->tool[0] = 0;
     s->tool[1] = (uint64_t)(uintptr_t)ra;
     struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
-    if (enc != NULL) { /* the encountering task is in the runtime from the entry's frame */
-        enc->frame.enter_frame.ptr = (void *)th->enter;
-        enc->frame.enter_frame_flags = ompt_frame_application | ompt_frame_cfa;
-    }
+    bp_ompt_enter(th->enter); /* the encountering task is in the runtime from the entry */
     th->enter = NULL;
     ompt_callback_parallel_begin_t cb =
         (ompt_callback_parallel_begin_t)bp_ompt_callback(ompt_callback_parallel_begin);
@@ -181,8 +178,7 @@ void bp_ompt_join_end(struct bp_hook_span *s, int team_size)
     if (cb != NULL)
         cb(parallel_of(s), bp_ompt_data_of(enc), ompt_parallel_invoker_program | ompt_parallel_team,
            (const void *)(uintptr_t)s->tool[1]);
-    if (enc != NULL) /* back in its own code */
-        enc->frame.enter_frame.ptr = NULL;
+    bp_ompt_enter(NULL); /* back in its own code */
 }
 
 /* ---- the host teams construct ---------------------------------------------- */
@@ -201,10 +197,7 @@ void bp_ompt_league(struct bp_hook_span *s, int num_teams, int begin)
         s->tool[1] = (uint64_t)(uintptr_t)th->ra;
         th->ra = NULL;
         struct bp_ompt_task *enc = bp_ompt_task_at(th, 0);
-        if (enc != NULL) {
-            enc->frame.enter_frame.ptr = (void *)th->enter;
-            enc->frame.enter_frame_flags = ompt_frame_application | ompt_frame_cfa;
-        }
+        bp_ompt_enter(th->enter);
         th->enter = NULL;
         th->league = parallel_of(s);
         ompt_callback_parallel_begin_t cb =
@@ -220,8 +213,7 @@ void bp_ompt_league(struct bp_hook_span *s, int num_teams, int begin)
         (ompt_callback_parallel_end_t)bp_ompt_callback(ompt_callback_parallel_end);
     if (cb != NULL)
         cb(parallel_of(s), bp_ompt_data_of(enc), flags, (const void *)(uintptr_t)s->tool[1]);
-    if (enc != NULL)
-        enc->frame.enter_frame.ptr = NULL;
+    bp_ompt_enter(NULL);
 }
 
 void bp_ompt_league_team(int team, int num_teams, int begin)
