@@ -68,13 +68,16 @@ def bench_prog(build, bench, suffix):
     return os.path.join(build, "bench", bench, bench + "-" + suffix)
 
 
-def run(prog, env_extra, threads, shape, tokens, extra_args=()):
-    """One run of prog; its RESULT line's fields."""
+def run(prog, env_extra, threads, shape, tokens, extra_args=(), preexec=None):
+    """One run of prog (threads None: its default team; preexec: called in
+    the child before it starts); its RESULT line's fields."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
     env.update(env_extra)
-    env["OMP_NUM_THREADS"] = str(threads)
+    if threads is not None:
+        env["OMP_NUM_THREADS"] = str(threads)
     p = subprocess.run([prog, "--config", shape, "--tokens", str(tokens)] + list(extra_args),
-                       env=env, capture_output=True, text=True, timeout=600)
+                       env=env, capture_output=True, text=True, timeout=600,
+                       preexec_fn=preexec)
     if p.returncode != 0:
         sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, p.stderr[-2000:]))
     m = RESULT.search(p.stdout)
@@ -160,10 +163,15 @@ def main():
         lines.append("%s identical across settings (%s): %s" %
                      (what, load, "yes" if len(sums.get(load, ())) == 1 else
                       "NO: %s" % sorted(v[:60] for v in sums[load])))
+    emit(lines, args.out)
+
+
+def emit(lines, out):
+    """Print a table's lines, and write them to the file out when given."""
     text = "\n".join(lines)
     print(text)
-    if args.out:
-        with open(args.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             f.write(text + "\n")
 
 

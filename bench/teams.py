@@ -20,7 +20,7 @@ import os
 import statistics
 import sys
 
-from contention import bench_prog, run
+from contention import bench_prog, emit, run
 
 RUNTIMES = [("buddypool", "buddypool"), ("libgomp", "libgomp"), ("libomp", "libomp")]
 
@@ -88,11 +88,7 @@ def main():
     lines.append("")
     lines.append("Logits checksum identical across runs: %s" %
                  ("yes" if len(sums) == 1 else "NO: %s" % sorted(sums)))
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    emit(lines, args.out)
     if len(sums) != 1:
         sys.exit(1)
 

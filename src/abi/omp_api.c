@@ -441,7 +441,7 @@ BP_API void omp_get_partition_place_nums(int *place_nums)
 
 /* ---- omp_display_env ----------------------------------------------------
  * The ICVs as OpenMP names them, on stderr (display.c). */
-BP_API void omp_display_env(int verbose) { bp_display_env(verbose, bp_default_team()); }
+BP_API void omp_display_env(int verbose) { bp_display_env(verbose, bp_default_team_info()); }
 
 /* ---- libomp's other names and symbols --------------------------------------
  * libomp exports the ompc_* names of some routines (older kmp headers call

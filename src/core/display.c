@@ -20,8 +20,9 @@ static const char *sched_name(int kind)
     }
 }
 
-void bp_display_env(int verbose, int default_team)
+void bp_display_env(int verbose, const struct bp_default_team *def)
 {
+    int default_team = def->size;
     static const char *const bind_names[] = {"FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD"};
     const struct bp_icv *icv = bp_icv(bp_self());
     FILE *f = stderr;
@@ -62,6 +63,9 @@ void bp_display_env(int verbose, int default_team)
     fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '0'\n",
             bp_config.cancellation ? "TRUE" : "FALSE");
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
+    /* where the default team came from: always when a CPU quota lowered it */
+    if (verbose || def->by_quota)
+        fprintf(f, "  BUDDY_THREAD_POOL_DEFAULT_TEAM = '%d' (%s)\n", default_team, def->why);
     if (verbose) {
         fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);
         fprintf(f, "  BUDDY_THREAD_POOL_SPIN_US = '%lld'\n",

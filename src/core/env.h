@@ -79,7 +79,8 @@ struct bp_config {
 extern struct bp_config bp_config;
 /* Parse the environment once (thread-safe, idempotent). */
 void bp_config_load(void);
-/* The most threads the pool may have: the limits (BUDDY_THREAD_POOL_THREADS,
+/* The most threads a contention group (an application thread's teams,
+ * nested ones included) may have: the limits (BUDDY_THREAD_POOL_THREADS,
  * OMP_THREAD_LIMIT), at most BP_MAX_THREADS (the configuration loaded). */
 int bp_config_max_threads(void);
 /* nteams-var and teams-thread-limit-var (OMP_NUM_TEAMS,
@@ -97,8 +98,15 @@ int bp_thread_limit_var(const struct bp_icv *icv);
 
 /* display.c */
 
-/* Print the ICVs (OMP_DISPLAY_ENV, omp_display_env); default_team is what
+/* The team a region gets when nothing asks for a size, and where that
+ * came from (life.c's start-up, for the display). */
+struct bp_default_team {
+    int size;
+    int by_quota; /* a CPU quota made it smaller than the allowed CPUs */
+    char why[4400];
+};
+/* Print the ICVs (OMP_DISPLAY_ENV, omp_display_env); def->size is what
  * omp_get_max_threads gives where nthreads-var is unset. */
-void bp_display_env(int verbose, int default_team);
+void bp_display_env(int verbose, const struct bp_default_team *def);
 
 #endif

@@ -11,7 +11,9 @@
  * the team they asked for): workers past the CPUs share them and wait
  * politely (they yield from the start), and while such a team runs every
  * waiter does. The limits (BUDDY_THREAD_POOL_THREADS, OMP_THREAD_LIMIT,
- * BP_MAX_THREADS) cap every team; dyn-var true caps it at the CPUs.
+ * BP_MAX_THREADS) cap each application thread's teams together, nested ones
+ * included (contention groups, below); dyn-var true caps a team at the
+ * CPUs.
  *
  * Nesting. Up to max-active-levels-var enclosing regions of a thread are
  * active (have more than one thread): a nested region forked inside fewer
@@ -201,7 +203,7 @@ static int requested_threads(struct bp_thread *t)
 static inline int team_size_for(struct bp_thread *t, int n)
 {
     const struct bp_icv *icv = bp_icv(t);
-    int max = atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    int max = bp_pool.team_max;
     if (icv->dynamic && max > bp_pool.default_team)
         max = bp_pool.default_team;
     if (icv->team_cap > 0 && max > icv->team_cap)
@@ -211,10 +213,70 @@ static inline int team_size_for(struct bp_thread *t, int n)
     return n < max ? n : max;
 }
 
+/* Contention groups. Each application thread is a contention group of its
+ * own, as OpenMP defines it and libgomp and libomp keep it: under a thread
+ * limit, the threads of its running teams, nested ones included, are
+ * counted against the limit, and no other application thread's teams are.
+ * The group's outermost active region (its forking thread in no active
+ * region) is the count: it gets up to the limit (team_size_for) and sets the
+ * count to its size. A region nested in an active one adds its workers to
+ * the count of the group its enclosing team names (team->group), as many as
+ * the limit leaves, and takes them off at its end. The pool itself is not
+ * limited: two application threads under a limit of 2 get 2 threads each. */
+static _Atomic int *group_of(struct bp_thread *t)
+{
+    return t->act_ptr != NULL ? t->act_ptr->group : &t->group_busy;
+}
+
+/* The team a region nested in an active one may have: want, or fewer, as
+ * the group's count leaves room; adds them to the count when `claim`. */
+static int group_share(_Atomic int *busy, int want, int claim)
+{
+    int limit = bp_pool.team_max;
+    /* relaxed: a count, which orders nothing else */
+    int have = atomic_load_explicit(busy, memory_order_relaxed), add;
+    do {
+        add = want - 1 < limit - have ? want - 1 : limit - have;
+        if (add <= 0 || !claim)
+            break;
+    } while (!atomic_compare_exchange_weak_explicit(busy, &have, have + add,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return add > 0 ? 1 + add : 1;
+}
+
+/* Under a thread limit, the region f of `want` threads claims them from its
+ * contention group; the size it may have. */
+static int group_claim(struct bp_thread *t, struct bp_fork_frame *f, int want)
+{
+    f->group = group_of(t);
+    f->group_added = 0;
+    if (t->act_ptr == NULL) /* the group's count is this region's size */
+        return want;
+    int n = group_share(f->group, want, 1);
+    f->group_added = n - 1;
+    return n;
+}
+
+/* The region f got `got` of the threads it claimed. */
+static void group_settle(struct bp_fork_frame *f, int claimed, int got)
+{
+    if (f->group_added == 0) {
+        /* relaxed: the go that starts the team's workers publishes it */
+        atomic_store_explicit(f->group, got, memory_order_relaxed);
+    } else if (got < claimed) {
+        /* relaxed: a count */
+        atomic_fetch_sub_explicit(f->group, claimed - got, memory_order_relaxed);
+        f->group_added -= claimed - got;
+    }
+}
+
 int bp_region_size(struct bp_thread *t, int team_size)
 {
     fork_ready(); /* the caps need the pool's limits */
     int n = team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
+    if (bp_config.thread_limit > 0 && n > 1 && t->act_ptr != NULL)
+        n = group_share(group_of(t), n, 0); /* what the group leaves now */
     return n > 0 ? n : 1;
 }
 
@@ -261,9 +323,10 @@ static void warn_oversubscribed(int team_size)
     static _Atomic int warned;
     /* relaxed: only the one warning depends on it */
     if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
-        bp_warn("a team of %d threads on %d allowed CPUs: the threads beyond the CPUs share "
+        bp_warn("a team of %d threads on %d %s: the threads beyond the CPUs share "
                 "them and wait politely (yield, then sleep); this is said once", team_size,
-                bp_pool.ncpus);
+                bp_pool.cpu_budget, bp_pool.cpu_budget < bp_pool.ncpus
+                                        ? "CPUs of CPU quota (the cgroup's)" : "allowed CPUs");
 }
 
 /* While two teams or more have been made, waits are polite when the threads
@@ -272,7 +335,7 @@ static void count_busy(int delta)
 {
     int busy = atomic_fetch_add_explicit(&bp_pool.busy_threads, delta, memory_order_relaxed) +
                delta;
-    int over = busy > bp_pool.ncpus;
+    int over = busy > bp_pool.cpu_budget;
     /* relaxed: a hint to waits */
     if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
         atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
@@ -303,6 +366,8 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     /* the line the workers read at their start: written when it changes */
     if (!icv_same(&team->icv, &icv))
         team->icv = icv;
+    if (team->group != f->group) /* under a thread limit */
+        team->group = f->group;
     if (team->policy != policy || team->part_first != t->part_first ||
         team->part_count != t->part_count || team->active_level != t->active_level + 1 ||
         team->up_level != t->act_level || team->up_tid != t->act_tid ||
@@ -321,7 +386,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     if (f->counted) {
         count_busy(busy_of(f)); /* a nested team's thread 0 is counted already */
     } else {
-        int over = team_size > bp_pool.ncpus;
+        int over = team_size > bp_pool.cpu_budget;
         if (atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed) != over)
             atomic_store_explicit(&bp_oversubscribed, over, memory_order_relaxed);
     }
@@ -363,7 +428,7 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
         bp_cancel_clear(team);
     if (f->counted) {
         count_busy(-busy_of(f));
-    } else if (f->team_size > bp_pool.ncpus) {
+    } else if (f->team_size > bp_pool.cpu_budget) {
         /* relaxed: a hint to waits; the next oversubscribed fork sets it again */
         atomic_store_explicit(&bp_oversubscribed, 0, memory_order_relaxed);
     }
@@ -394,6 +459,9 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     f->outermost = t->level == 0;
     f->team_size = 1;
     f->team = NULL;
+    f->group = NULL;
+    if (__builtin_expect(bp_config.thread_limit > 0, 0) && team_size > 1)
+        team_size = group_claim(t, f, team_size);
     /* No region takes a lock: each runs on a team of its own (team.c). */
     bp_hook_region_begin(&f->hook, t->level + 1, fn, requested);
     /* acquire: pairs with the destructor's release of shut_down */
@@ -402,6 +470,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         f->team = bp_team_take(t, t->level + 1, team_size, &got, &slow);
         if (slow) /* made or grew its team */
             bp_hook_team_obtained(t->level + 1);
+        if (f->group != NULL)
+            group_settle(f, team_size, got);
         team_size = got; /* fewer when the pool could start no more workers */
         if (team_size <= 1 && f->team != NULL) {
             bp_team_put(t, f->team);
@@ -409,7 +479,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         }
         if (f->team != NULL && f->outermost && bp_config.pin && !bp_config.pin_caller)
             bp_team_follow_caller(f->team);
-        if (team_size > bp_pool.ncpus)
+        if (team_size > bp_pool.cpu_budget)
             warn_oversubscribed(team_size);
         f->team_size = team_size;
     }
@@ -435,6 +505,9 @@ void bp_fork_end(struct bp_fork_frame *f)
     restore_team(t, &f->saved);
     if (f->team != NULL) /* after the join's hook: its figures are the team's */
         bp_team_put(t, f->team);
+    if (__builtin_expect(f->group != NULL, 0) && f->group_added > 0)
+        /* relaxed: a count; its workers are done with the region */
+        atomic_fetch_sub_explicit(f->group, f->group_added, memory_order_relaxed);
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)

@@ -15,6 +15,12 @@ struct bp_fork_frame {
     struct bp_team *team;   /* its team, when it has more than one thread */
     int counted;            /* its threads are counted in the pool's busy threads */
     int outermost;          /* forked outside any region */
+    /* under a thread limit: the busy count of the contention group the
+     * team's threads count in (NULL: no limit), and the threads this
+     * region added to it that its end takes off (0 for the group's
+     * outermost region, whose threads are the count) */
+    _Atomic int *group;
+    int group_added;
     struct bp_hook_span hook; /* the listeners' (hooks.h) */
     struct bp_implicit_task implicit; /* thread 0's implicit task in the region */
     struct team_state saved;

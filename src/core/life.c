@@ -53,13 +53,49 @@ static void atfork_child(void)
 
 /* OMP_DISPLAY_ENV: once the pool's configuration is complete, but outside
  * start's once-routine, which omp_display_env's queries enter again. */
+static struct bp_default_team default_team; /* set by start */
+
 static void display_env_once(void)
 {
     static _Atomic int displayed;
     /* relaxed: only the one display depends on it */
     if (atomic_load_explicit(&displayed, memory_order_relaxed) == 0 &&
         atomic_exchange_explicit(&displayed, 1, memory_order_relaxed) == 0)
-        bp_display_env(bp_config.display_env == 2, bp_pool.default_team);
+        bp_display_env(bp_config.display_env == 2, &default_team);
+}
+
+/* The default team: one thread per CPU the process may keep busy (the
+ * allowed CPUs, or its CPU quota rounded up where that is fewer: quota.c),
+ * at most the limit; *budget is the CPUs' count before the limit. What it
+ * is and why goes to default_team for the display. */
+static int choose_default(int ncpus, int max, int *budget)
+{
+    struct bp_quota q;
+    int quota = bp_cpu_quota("", &q) ? bp_quota_cpus(&q) : 0;
+    int def = quota > 0 && quota < ncpus ? quota : ncpus;
+    char *why = default_team.why;
+    size_t size = sizeof default_team.why;
+    default_team.by_quota = def < ncpus;
+    if (def < ncpus)
+        snprintf(why, size, "the CPU quota, %.2f CPUs (%lld us every %lld us in %s), rounded "
+                 "up; %d CPUs allowed", (double)q.quota_us / (double)q.period_us, q.quota_us,
+                 q.period_us, q.file, ncpus);
+    else if (quota > 0)
+        snprintf(why, size, "one thread per allowed CPU; the CPU quota, %.2f CPUs (%s), "
+                 "allows as many", (double)q.quota_us / (double)q.period_us, q.file);
+    else
+        snprintf(why, size, "one thread per allowed CPU; no CPU quota");
+    *budget = def;
+    if (bp_config.oversubscribe && bp_config.thread_limit > 0) {
+        def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
+        snprintf(why, size, "BUDDY_THREAD_POOL_OVERSUBSCRIBE=1 and the thread limit");
+    }
+    if (def > max) {
+        def = max;
+        snprintf(why, size, "the thread limit (OMP_THREAD_LIMIT, BUDDY_THREAD_POOL_THREADS)");
+    }
+    default_team.size = def;
+    return def;
 }
 
 static void start(void)
@@ -75,15 +111,17 @@ static void start(void)
         CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
     }
     int places_failed = bp_places_init(&set);
-    int max = bp_config_max_threads();
-    int def = n;
-    if (bp_config.oversubscribe && bp_config.thread_limit > 0)
-        def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
-    if (def > max)
-        def = max;
-    if (bp_pool_setup(n, places_failed ? 1 : max, places_failed ? 1 : def) != 0 ||
-        places_failed)
+    /* the limits cap each application thread's teams, not the pool */
+    struct bp_pool_shape shape = {.ncpus = n, .max_threads = BP_MAX_THREADS,
+                                  .team_max = bp_config_max_threads()};
+    shape.default_team = choose_default(n, shape.team_max, &shape.cpu_budget);
+    if (places_failed)
+        shape.max_threads = shape.team_max = shape.default_team = 1;
+    if (bp_pool_setup(&shape) != 0 || places_failed) {
         bp_warn("out of memory starting the pool; regions run on one thread");
+        default_team.size = 1;
+        snprintf(default_team.why, sizeof default_team.why, "out of memory");
+    }
     bp_hook_start(atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed));
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     /* release: the pool's set-up before the destructor acts on it */
@@ -116,13 +154,19 @@ void bp_pool_ensure_init(void)
 int bp_max_team(void)
 {
     bp_pool_ensure_init();
-    return atomic_load_explicit(&bp_pool.max_threads, memory_order_relaxed);
+    return bp_pool.team_max;
 }
 
 int bp_default_team(void)
 {
     bp_pool_ensure_init();
     return bp_pool.default_team;
+}
+
+const struct bp_default_team *bp_default_team_info(void)
+{
+    bp_pool_ensure_init();
+    return &default_team;
 }
 
 int bp_pool_cpus(void)

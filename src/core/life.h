@@ -11,13 +11,15 @@
 /* Start the runtime once: the configuration, the places and the pool's
  * memory (threads start with regions). */
 void bp_pool_ensure_init(void);
-/* The pool's figures, the runtime started: the most threads a team can
- * have (the limits, BUDDY_THREAD_POOL_THREADS and OMP_THREAD_LIMIT, else
- * BP_MAX_THREADS); the team a region gets when nothing asks for a size (one
- * thread per allowed CPU, lowered by the limits); the CPUs the process may
- * run on, as the pool found them. */
+/* The pool's figures, the runtime started: the most threads an
+ * application thread's teams can have together (the limits,
+ * BUDDY_THREAD_POOL_THREADS and OMP_THREAD_LIMIT, else BP_MAX_THREADS);
+ * the team a region gets when nothing asks for a size (one thread per
+ * allowed CPU, fewer under a CPU quota, lowered by the limits), and where
+ * that came from; the CPUs the process may run on, as the pool found them. */
 int bp_max_team(void);
 int bp_default_team(void);
+const struct bp_default_team *bp_default_team_info(void);
 int bp_pool_cpus(void);
 /* Tests only (test-wrap): move the episode count, as if that many
  * barrier episodes had passed, without touching the words or the last

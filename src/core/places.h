@@ -51,4 +51,19 @@ int bp_place_near(int first, int i);
  * proc_bind(spread) divides it; other policies keep the forker's. */
 void bp_place_partition(int policy, int tid, int nth, int *first, int *count);
 
+/* quota.c */
+
+/* A CPU quota: quota_us of CPU time in every period_us, read from file. */
+struct bp_quota {
+    long long quota_us, period_us; /* 0: no quota */
+    char file[4160];
+};
+/* The process's CPU quota, the smallest of its cgroups' and their
+ * ancestors' (cgroup v2 cpu.max, v1 cpu.cfs_quota_us), with every path read
+ * under root ("" for the machine's; tests give fake trees): 1 with *q set,
+ * 0 when none limits it or a value is bad (a warning names it). */
+int bp_cpu_quota(const char *root, struct bp_quota *q);
+/* The CPUs the quota q allows, rounded up; 0 for none. */
+int bp_quota_cpus(const struct bp_quota *q);
+
 #endif

@@ -56,16 +56,19 @@ static void *reserve(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
-int bp_pool_setup(int ncpus, int max_threads, int default_team)
+int bp_pool_setup(const struct bp_pool_shape *shape)
 {
-    bp_pool.ncpus = ncpus;
+    int max_threads = shape->max_threads;
+    bp_pool.ncpus = shape->ncpus;
+    bp_pool.cpu_budget = shape->cpu_budget;
     /* Room for every worker the pool may have, reserved and not committed:
      * a page is backed once a thread of its slots has started. */
     bp_pool.slots_bytes = sizeof(struct bp_slot) * (size_t)max_threads;
     bp_pool.slots = reserve(bp_pool.slots_bytes);
     bp_pool.idle = calloc(((size_t)max_threads + 63) / 64, sizeof *bp_pool.idle);
     int ok = bp_pool.slots != NULL && bp_pool.idle != NULL;
-    bp_pool.default_team = ok ? default_team : 1;
+    bp_pool.default_team = ok ? shape->default_team : 1;
+    bp_pool.team_max = ok ? shape->team_max : 1;
     atomic_store_explicit(&bp_pool.max_threads, ok ? max_threads : 1, memory_order_relaxed);
     return ok ? 0 : -1;
 }
@@ -119,7 +122,7 @@ static void *worker_main(void *arg)
     struct bp_slot *slot = &bp_pool.slots[id];
     struct bp_go *go = &slot->go;
     /* a worker past the CPUs shares its CPU with another pool thread */
-    bp_wait_set_polite(id >= bp_pool.ncpus);
+    bp_wait_set_polite(id >= bp_pool.cpu_budget);
     bp_hook_thread_begin(id);
     void (*serve)(struct bp_slot *) = bp_pool.serve; /* set before any worker started */
     uint32_t seen = 0;

@@ -35,12 +35,19 @@ _Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
 struct bp_pool {
     pthread_mutex_t workers_lock; /* starting workers, reserving and freeing them */
     pthread_once_t init_once;
-    _Atomic int max_threads;     /* cap: the limits, else BP_MAX_THREADS */
+    _Atomic int max_threads;     /* the pool's cap: BP_MAX_THREADS, lowered when a */
+                                 /* worker cannot be started */
+    int team_max;                /* a contention group's cap (each application */
+                                 /* thread's teams together): the limits, else */
+                                 /* BP_MAX_THREADS */
     int default_team;            /* allowed CPUs, lowered by the limits */
     _Atomic int threads;         /* started, slot 0 included; grows under workers_lock */
     _Atomic int shut_down;       /* set once by the destructor or a failed start */
     _Atomic int started;         /* life.c's start has run */
     int ncpus;                   /* CPUs the process may run on */
+    int cpu_budget;              /* the CPUs its threads may keep busy: ncpus, */
+                                 /* fewer under a CPU quota; threads past it */
+                                 /* wait politely */
     int first_place;             /* the first caller's place; worker i starts */
                                  /* on bp_place_near(first_place, i) */
     int caller_place, caller_cpu; /* unbound callers: the place left to them and */
@@ -62,11 +69,19 @@ struct bp_pool {
 /* The one pool (pool.c). */
 extern struct bp_pool bp_pool;
 
+/* What the pool's start-up found (life.c), for bp_pool_setup. */
+struct bp_pool_shape {
+    int ncpus;        /* the CPUs the process may run on */
+    int cpu_budget;   /* those, fewer under a CPU quota (rounded up) */
+    int max_threads;  /* the pool's cap */
+    int team_max;     /* a contention group's cap */
+    int default_team; /* the team when nothing asks for a size */
+};
 /* The pool's memory for up to max_threads threads (the slots reserved, not
- * committed; the set of idle workers), the CPUs the process may run on and
- * the default team: 0, or -1 when out of memory (then a pool of one
- * thread: regions run on their caller alone). Once, by life.c's start. */
-int bp_pool_setup(int ncpus, int max_threads, int default_team);
+ * committed; the set of idle workers) and its figures: 0, or -1 when out
+ * of memory (then a pool of one thread: regions run on their caller
+ * alone). Once, by life.c's start. */
+int bp_pool_setup(const struct bp_pool_shape *shape);
 /* life.c's fork() handlers: workers_lock is held around fork(), and the
  * child's pool starts again from one thread. */
 void bp_pool_atfork_prepare(void);

@@ -81,6 +81,10 @@ struct bp_team {
     int help_open;             /* 1: helping; 2: in the join (no help forked) */
     uint32_t help_used;
     uint32_t push_checks;
+    /* under a thread limit, the busy count of its contention group, which
+     * a region nested in this one's counts its threads in (fork.c); read
+     * only by such a region's fork */
+    _Atomic int *group;
     /* Read by every thread of a region, written only when the team is made
      * or grows (and its list links, under team.c's lock), or when the
      * values change: the workers' copies of the line stay valid from one

@@ -76,6 +76,9 @@ struct bp_thread {
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     int place;            /* the place the thread is bound to; -1: not bound */
+    /* an application thread's contention group under a thread limit: the
+     * threads its running teams have, nested ones included (fork.c) */
+    _Atomic int group_busy;
 };
 /* The calling thread's state (thread.c). */
 extern _Thread_local struct bp_thread bp_tls;
