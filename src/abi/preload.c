@@ -21,12 +21,12 @@
  *     of either: done; that name check is all a program linked with
  *     buddypool alone pays.
  *  2. A second walk reads each object's dynamic symbol table from memory
- *     (PT_DYNAMIC -> DT_SYMTAB, DT_STRTAB; the symbol count from DT_HASH, or
- *     by walking DT_GNU_HASH, or where that hashes nothing from the table
- *     that follows). buddypool's own object, the one holding this code, gives
- *     the OpenMP names it defines; every other object but the other runtimes
- *     gives the OpenMP names it imports (undefined symbols starting with
- *     GOMP_, __kmp, omp_ or kmp_).
+ *     (elfsyms.c: PT_DYNAMIC -> DT_SYMTAB, DT_STRTAB; the symbol count from
+ *     DT_HASH, or by walking DT_GNU_HASH, or where that hashes nothing from
+ *     the table that follows). buddypool's own object, the one holding this
+ *     code, gives the OpenMP names it defines; every other object but the
+ *     other runtimes gives the OpenMP names it imports (undefined symbols
+ *     starting with GOMP_, __kmp, omp_ or kmp_).
  *  3. The imports buddypool does not define, sorted and de-duplicated, go in
  *     one warning naming the other runtime's path (or the drop-in's, saying
  *     that a call to one ends the program).
@@ -45,17 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfsyms.h"
+
 /* The warning is wrapped at this many columns. */
 #define WRAP_COLUMNS 100
-
-/* DT_HASH words are 64-bit on s390x and alpha (glibc's Elf_Symndx), 32-bit
- * elsewhere. DT_GNU_HASH, which every current toolchain emits, is 32-bit on
- * all of them. */
-#if defined(__s390x__) || defined(__alpha__)
-typedef uint64_t hash_word;
-#else
-typedef uint32_t hash_word;
-#endif
 
 /* A growable array of names (pointers into string tables, or paths). */
 struct names {
@@ -110,160 +103,38 @@ static int names_contain(const struct names *sorted, const char *name)
            bsearch(&name, sorted->v, sorted->n, sizeof *sorted->v, compare_names) != NULL;
 }
 
-/* libomp.so*, libgomp.so*, libiomp5.so*, or a vendored libgomp-<hash>.so*. */
-static int is_openmp_runtime(const char *path)
-{
-    static const char *const stems[] = {"libomp", "libgomp", "libiomp5"};
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
-        size_t len = strlen(stems[i]);
-        if (strncmp(base, stems[i], len) != 0)
-            continue;
-        const char *rest = base + len;
-        if (strncmp(rest, ".so", 3) == 0 || (rest[0] == '-' && strstr(rest, ".so") != NULL))
-            return 1;
-    }
-    return 0;
-}
-
 static int is_openmp_name(const char *name)
 {
     return strncmp(name, "GOMP_", 5) == 0 || strncmp(name, "__kmp", 5) == 0 ||
            strncmp(name, "omp_", 4) == 0 || strncmp(name, "kmp_", 4) == 0;
 }
 
-/* The end of the object's loaded segment that holds p, or 0 when none does. */
-static uintptr_t segment_end(const struct dl_phdr_info *info, const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && a >= start && a - start < ph->p_memsz)
-            return start + ph->p_memsz;
-    }
-    return 0;
-}
-
-/* A d_ptr value of the dynamic section as an address. glibc relocates these
- * in place where the dynamic section is writable; where it is read-only
- * (MIPS, RISC-V, the vDSO) or with other C libraries they stay link-time
- * addresses, which for a shared object or PIE are below its load base. */
-static uintptr_t dyn_address(const struct dl_phdr_info *info, ElfW(Addr) value)
-{
-    return value < info->dlpi_addr ? info->dlpi_addr + value : value;
-}
-
-/* Symbols in a DT_GNU_HASH table, or 0 when it hashes none. Unhashed
- * symbols (imports) come first, below symoffset; the last hashed one ends the
- * chain of the highest bucket (its low bit set). A table that hashes nothing
- * says nothing about the count: GNU ld then writes symoffset 1 whatever the
- * number of imports (a non-PIE program that exports nothing). */
-static size_t gnu_hash_symbols(const uint32_t *table)
-{
-    uint32_t nbuckets = table[0], symoffset = table[1], bloom_words = table[2];
-    const ElfW(Addr) *bloom = (const ElfW(Addr) *)(table + 4);
-    const uint32_t *buckets = (const uint32_t *)(bloom + bloom_words);
-    const uint32_t *chain = buckets + nbuckets;
-    uint32_t last = 0;
-    for (uint32_t i = 0; i < nbuckets; i++)
-        if (buckets[i] > last)
-            last = buckets[i];
-    if (last < symoffset)
-        return 0;
-    while ((chain[last - symoffset] & 1) == 0)
-        last++;
-    return (size_t)last + 1;
-}
-
-/* Tags whose d_ptr is the address of a table in the object's image. */
-static int is_table_tag(ElfW(Sxword) tag)
-{
-    switch (tag) {
-    case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_RELA: case DT_REL:
-    case DT_JMPREL: case DT_INIT: case DT_FINI: case DT_INIT_ARRAY:
-    case DT_FINI_ARRAY: case DT_PREINIT_ARRAY: case DT_GNU_HASH: case DT_VERSYM:
-    case DT_VERDEF: case DT_VERNEED:
-        return 1;
-    }
-    return 0;
-}
-
 /* Add to `out` the OpenMP names of the object's dynamic symbols that it
  * defines (defined = 1) or imports (defined = 0); 0 when it has no symbol
  * table to read (nothing is known of it), else 1. */
+struct collecting {
+    int defined;
+    struct names *out;
+};
+
+static int collect_one(const char *name, const ElfW(Sym) *sym, void *arg)
+{
+    struct collecting *c = arg;
+    if ((sym->st_shndx != SHN_UNDEF) == c->defined && is_openmp_name(name))
+        names_add(c->out, name);
+    return 0;
+}
+
 static int collect(const struct dl_phdr_info *info, int defined, struct names *out)
 {
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    if (dyn == NULL)
-        return 0;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    size_t strtab_bytes = 0;
-    const hash_word *hash = NULL;
-    const uint32_t *gnu_hash = NULL;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        switch (d->d_tag) {
-        case DT_SYMTAB:
-            symtab = (const ElfW(Sym) *)dyn_address(info, d->d_un.d_ptr);
-            break;
-        case DT_STRTAB:
-            strtab = (const char *)dyn_address(info, d->d_un.d_ptr);
-            break;
-        case DT_STRSZ:
-            strtab_bytes = d->d_un.d_val;
-            break;
-        case DT_HASH:
-            hash = (const hash_word *)dyn_address(info, d->d_un.d_ptr);
-            break;
-        case DT_GNU_HASH:
-            gnu_hash = (const uint32_t *)dyn_address(info, d->d_un.d_ptr);
-            break;
-        }
-    }
-    if (symtab == NULL || strtab == NULL)
-        return 0;
-    /* DT_HASH's nchain is the symbol count; DT_GNU_HASH must be walked. When
-     * neither tells, the table ends where the nearest table above it starts:
-     * linkers put .dynstr (GNU ld, gold) or .gnu.version (lld, mold) right
-     * after .dynsym, so that is its exact end, give or take padding; the
-     * end of the segment that holds the table bounds it in any case. */
-    size_t count = hash ? (size_t)hash[1] : gnu_hash ? gnu_hash_symbols(gnu_hash) : 0;
-    uintptr_t end = count == 0 ? segment_end(info, symtab) : 0;
-    if (end != 0) {
-        for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-            uintptr_t at = is_table_tag(d->d_tag) ? dyn_address(info, d->d_un.d_ptr) : 0;
-            if (at > (uintptr_t)symtab && at < end)
-                end = at;
-        }
-        count = (end - (uintptr_t)symtab) / sizeof *symtab;
-    }
-    for (size_t i = 1; i < count; i++) {  /* symbol 0 is the null symbol */
-        const ElfW(Sym) *sym = &symtab[i];
-        int bind = ELF64_ST_BIND(sym->st_info); /* ELF32_ST_BIND is the same */
-        if (sym->st_name == 0 || sym->st_name >= strtab_bytes)
-            continue;
-        if (bind != STB_GLOBAL && bind != STB_WEAK)
-            continue;
-        if ((sym->st_shndx != SHN_UNDEF) != defined)
-            continue;
-        if (sym->st_shndx == SHN_ABS) /* a version's name (GOMP_1.0), not an entry point */
-            continue;
-        const char *name = strtab + sym->st_name;
-        if (is_openmp_name(name))
-            names_add(out, name);
-    }
-    return 1;
+    struct collecting c = {defined, out};
+    return bp_elf_symbols(info, collect_one, &c);
 }
 
 static int find_runtimes(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct walk *w = arg;
-    if (info->dlpi_name == NULL || !is_openmp_runtime(info->dlpi_name))
+    if (info->dlpi_name == NULL || !bp_elf_openmp_runtime(info->dlpi_name))
         return 0;
     struct names defines = {0};
     int read = collect(info, 1, &defines);
@@ -276,9 +147,9 @@ static int find_runtimes(struct dl_phdr_info *info, size_t size, void *arg)
 static int read_symbols(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct walk *w = arg;
-    if (segment_end(info, w->self) != 0)
+    if (bp_elf_holds(info, w->self))
         collect(info, 1, &w->defined);
-    else if (info->dlpi_name == NULL || !is_openmp_runtime(info->dlpi_name))
+    else if (info->dlpi_name == NULL || !bp_elf_openmp_runtime(info->dlpi_name))
         collect(info, 0, &w->imported);
     return 0;
 }
