@@ -21,8 +21,11 @@ PACKAGES = $(DEMO_PACKAGES) pkg-config mlir-22-tools llvm-22 clang-22 libomp-22-
 # Real libraries built for libgomp that the tests run on the pool (tests/libs):
 # the OpenMP build of OpenBLAS, which the tests load by its path and not
 # through the libblas alternatives (the package registers its alternative on
-# install, as Debian's BLAS packages do), and oneDNN.
-LIB_PACKAGES = libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev
+# install, as Debian's BLAS packages do), and oneDNN; and where users deploy
+# (tests/deploy): numpy and threadpoolctl for Python's thread control, Open
+# MPI for ranks.
+LIB_PACKAGES = libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev \
+	python3-numpy python3-threadpoolctl openmpi-bin libopenmpi-dev
 # gcc's ASan and UBSan runtimes and clang's TSan runtime (check-sanitize);
 # cross compilers, their C libraries and qemu-user (check-cross, which also
 # cross-builds the Debian packages).

@@ -1,6 +1,7 @@
 """checks.py: what the test scripts share. check() records an expectation
-that does not hold and prints it; report() ends a script with the count,
-as its exit status."""
+that does not hold and prints it; expect() compares a value with the one
+wanted and prints either way; report() ends a script with the count, as
+its exit status."""
 
 failures = []
 
@@ -10,6 +11,15 @@ def check(cond, what):
         failures.append(what)
         print("FAIL:", what)
     return cond
+
+
+def expect(what, got, want):
+    """got == want, printed as ok or FAIL with both values."""
+    ok = got == want
+    print("%s: %s: got %s, want %s" % ("ok" if ok else "FAIL", what, got, want))
+    if not ok:
+        failures.append(what)
+    return ok
 
 
 def report(name):

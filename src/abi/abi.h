@@ -45,6 +45,25 @@ static inline void bp_abi_unlock(_Atomic uint32_t *word, int kind, const void *i
     bp_unlock(word);
 }
 
+/* libgomp loaded beside a preloaded buddypool, its nthreads-var kept equal
+ * to buddypool's (peer.c): the peers found so far (hidden, as bp_listening);
+ * at omp_get_max_threads, a look (now and then a search for new peers);
+ * at omp_set_num_threads, the new value set in the peers; at a fork that
+ * asks for no size, a check of known peers for a value set behind
+ * buddypool's back. Each acts outside any region only. */
+extern _Atomic int bp_peers_known __attribute__((visibility("hidden")));
+void bp_peers_sync(struct bp_thread *t);
+void bp_peers_look(struct bp_thread *t);
+void bp_peers_set(struct bp_thread *t, int n);
+
+static inline void bp_peers_check(struct bp_thread *t)
+{
+    /* relaxed: a hint; bp_peers_sync acquires */
+    if (__builtin_expect(atomic_load_explicit(&bp_peers_known, memory_order_relaxed) != 0, 0) &&
+        t->level == 0)
+        bp_peers_sync(t);
+}
+
 /* omp.h's types, as the omp_* routines take and give them. */
 typedef enum omp_sched_t {
     omp_sched_static = 1,

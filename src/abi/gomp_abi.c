@@ -47,6 +47,8 @@ static void run_region(int tid, void *ctx)
 /* The team size to ask the pool for; 0: the default. */
 static int team_request(unsigned num_threads)
 {
+    if (num_threads == 0) /* the ICV's: libgomp's beside may have set it (peer.c) */
+        bp_peers_check(bp_self());
     return num_threads > INT_MAX ? INT_MAX : (int)num_threads;
 }
 

@@ -71,6 +71,7 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
     va_start(ap, microtask);
     bp_kmpc_read_args("__kmpc_fork_call", argc, f.args, ap);
     va_end(ap);
+    bp_peers_check(bp_self()); /* libgomp's beside may have set the ICV (peer.c) */
     bp_fork(0, run_microtask, &f, fork_args_size(argc), (const void *)microtask);
 }
 

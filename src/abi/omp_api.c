@@ -17,7 +17,9 @@ BP_API int omp_get_num_threads(void) { return bp_self()->team_size; }
  * smaller (the limits, dyn-var, a nested region inside an active one). */
 BP_API int omp_get_max_threads(void)
 {
-    int n = bp_icv(bp_self())->nthreads;
+    struct bp_thread *t = bp_self();
+    bp_peers_look(t); /* libgomp's set behind buddypool's back (peer.c) */
+    int n = bp_icv(t)->nthreads;
     return n > 0 ? n : bp_default_team();
 }
 
@@ -28,7 +30,9 @@ BP_API void omp_set_num_threads(int num_threads)
                 num_threads);
         return;
     }
-    bp_icv_set(bp_self())->nthreads = num_threads;
+    struct bp_thread *t = bp_self();
+    bp_icv_set(t)->nthreads = num_threads;
+    bp_peers_set(t, num_threads); /* and libgomp's, loaded beside (peer.c) */
 }
 
 BP_API int omp_in_parallel(void) { return bp_self()->active_level > 0; }

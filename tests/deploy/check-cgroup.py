@@ -23,8 +23,10 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(here, ".."), os.path.join(here, "..", "..", "bench")]
 import cgroup  # noqa: E402  (bench/cgroup.py)
+from checks import expect, report  # noqa: E402  (tests/checks.py)
 
 SKIP = 77
 
@@ -51,14 +53,6 @@ def run(prog, cg, cgroup_dir, args=(), env_extra=None):
     return {k: (int(v) if v.lstrip("-").isdigit() else v) for k, v in fields.items()}, p.stderr
 
 
-failures = []
-
-
-def expect(what, got, want):
-    ok = got == want
-    print("%s: %s: got %s, want %s" % ("ok" if ok else "FAIL", what, got, want))
-    if not ok:
-        failures.append(what)
 
 
 def main():
@@ -108,9 +102,7 @@ def main():
                "BUDDY_THREAD_POOL_DEFAULT_TEAM" in err, False)
     finally:
         cg.remove()
-    if failures:
-        sys.exit("FAILED: " + ", ".join(failures))
-    print("ok: the default team follows the CPU quota")
+    sys.exit(report("the default team follows the CPU quota"))
 
 
 if __name__ == "__main__":

@@ -19,21 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mask.h"
+
 static cpu_set_t start_mask;
 static atomic_int outside, varied;
 
 static void check_thread(void)
 {
-    cpu_set_t mine;
-    CPU_ZERO(&mine);
-    int cpu = sched_getcpu();
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || (cpu >= 0 && !CPU_ISSET(cpu, &start_mask)))
+    if (outside_mask(&start_mask))
         atomic_fetch_add(&outside, 1);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &mine) && !CPU_ISSET(c, &start_mask)) {
-            atomic_fetch_add(&outside, 1);
-            break;
-        }
 }
 
 int main(int argc, char **argv)
