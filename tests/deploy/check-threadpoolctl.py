@@ -65,6 +65,8 @@ def compare(mode, got, ref):
         expect("%s %s: the probe's team" % (mode, name), g["team"], r["team"])
         expect("%s %s: omp_get_max_threads" % (mode, name), g["max"], r["max"])
         expect("%s %s: OpenBLAS's count" % (mode, name), g["blas"], r["blas"])
+        if r["torch"] is not None:  # torch installed: its count as on libgomp
+            expect("%s %s: torch.get_num_threads()" % (mode, name), g["torch"], r["torch"])
         expect("%s %s: every OpenMP runtime threadpool_info lists shows the real count" %
                (mode, name), sorted({n for _, n in g["openmp"]}), [g["max"]])
         expect("%s %s: buddypool is loaded" % (mode, name), g["buddypool"], True)

@@ -10,7 +10,8 @@ threadpool_limits(1, "openmp") and after it, inside threadpool_limits(1,
 and after it. Each phase records the team of the probe's region with no
 size (forked first, before anything else asks the runtime) and the
 probe's omp_get_max_threads, every OpenMP runtime threadpool_info() lists
-with its num_threads, OpenBLAS's, and whether buddypool is mapped.
+with its num_threads, OpenBLAS's, torch's get_num_threads() where torch
+is installed, and whether buddypool is mapped.
 """
 import ctypes
 import json
@@ -18,6 +19,11 @@ import sys
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits, ThreadpoolController
+
+try:  # python3-torch, where installed (make check does not install it)
+    import torch
+except ImportError:
+    torch = None
 
 probe = ctypes.CDLL(sys.argv[1])
 openblas = ctypes.CDLL(sys.argv[2])
@@ -37,7 +43,8 @@ def phase(name):
                              for i in threadpool_info() if i["user_api"] == "openmp"),
             "blas": sorted(i["num_threads"] for i in threadpool_info()
                            if i["user_api"] == "blas"),
-            "buddypool": mapped("libbuddypool")}
+            "buddypool": mapped("libbuddypool"),
+            "torch": torch.get_num_threads() if torch is not None else None}
     print(json.dumps(line), flush=True)
 
 
