@@ -348,7 +348,7 @@ int bp_prof_start(int max_threads)
         bp_warn("profile: out of memory for the threads' wait figures; they are not kept");
     listening = 1;
     if (bp_config.profile)
-        bp_dump_signal_start(bp_profile_dump);
+        bp_dump_signal_start(bp_profile_dump, bp_profile_end);
     return 1;
 }
 

@@ -5,10 +5,24 @@
  * function, updated after each region with plain 8-byte stores (a reader
  * may see a region half counted, never a torn number; no ptrace, no
  * signal). The file is made when profiling starts and removed when it ends
- * (exit, or the library's unload); a child of fork() makes its own at its
- * first region (one that only execs leaves nothing behind). */
+ * (exit, the library's unload, an ending signal: dump.c); a dump leaves it.
+ * A child of fork() makes its own at its first region (one that only execs
+ * leaves nothing behind).
+ *
+ * Leftovers. A process killed by SIGKILL cannot remove its file. Each
+ * process holds a shared flock on its file for as long as it lives (the
+ * descriptor stays open, close-on-exec), so a file nobody holds a lock on,
+ * whose process is gone too, is a leftover: the next profiled process
+ * removes the leftovers it finds in /dev/shm and says so, after `buddypool
+ * report --live FILE` had the chance to read them. A process that still
+ * runs keeps its file, even one of a PID namespace where its pid means
+ * nothing (its lock tells), and so does a file from a buddypool that took
+ * no lock, whose process still runs. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,7 +60,8 @@ static struct {
     struct live_header *h;
     size_t bytes, rows;
     char name[64];
-} live;
+    int fd; /* open, with a shared flock, while the file is this process's */
+} live = {.fd = -1};
 
 #define RELAXED memory_order_relaxed
 
@@ -55,10 +70,38 @@ static struct live_row *row_at(size_t i)
     return (struct live_row *)((char *)live.h + HEADER + i * ROW);
 }
 
+/* Remove the leftovers of processes that ended without removing their
+ * files (see the top of the file), saying so. */
+static void remove_leftovers(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        if (strncmp(e->d_name, "buddypool-", 10) != 0)
+            continue;
+        long pid = strtol(e->d_name + 10, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
+            !(kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
+            bp_warn("profile: removed /dev/shm/%s, the live counters left by process %ld, "
+                    "which ended without removing them (killed?)", e->d_name, pid);
+        close(fd); /* and its lock */
+    }
+    closedir(d);
+}
+
 void bp_live_open(size_t rows)
 {
+    remove_leftovers();
     snprintf(live.name, sizeof live.name, "/buddypool-%ld", (long)getpid());
-    int fd = shm_open(live.name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    int fd = shm_open(live.name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return; /* no /dev/shm: `buddypool top` says so */
     size_t bytes = HEADER + rows * ROW;
@@ -66,11 +109,13 @@ void bp_live_open(size_t rows)
     /* the pages taken now: a full /dev/shm must not fault a store later */
     if (posix_fallocate(fd, 0, (off_t)bytes) == 0)
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (p == MAP_FAILED) {
+        close(fd);
         shm_unlink(live.name);
         return;
     }
+    (void)flock(fd, LOCK_SH); /* held while this process lives: not a leftover */
+    live.fd = fd;
     live.h = p;
     live.bytes = bytes;
     live.rows = rows;
@@ -83,12 +128,20 @@ void bp_live_open(size_t rows)
     memcpy(live.h->magic, "BPLIVE1", 8);
 }
 
+static void close_fd(void)
+{
+    if (live.fd >= 0)
+        close(live.fd);
+    live.fd = -1;
+}
+
 void bp_live_close(void)
 {
     if (live.h == NULL)
         return;
     munmap(live.h, live.bytes);
     shm_unlink(live.name);
+    close_fd();
     live.h = NULL;
 }
 
@@ -103,6 +156,7 @@ void bp_live_fork_child(void)
     if (live.h == NULL)
         return;
     munmap(live.h, live.bytes); /* the parent's, which it goes on writing */
+    close_fd(); /* the child's copy: the parent's lock stays */
     live.h = NULL;
 }
 

@@ -118,6 +118,8 @@ static struct {
     int child_start;             /* a child of fork(): live file and dump writer at */
                                  /* its first region */
     char run[64];                /* BUDDY_THREAD_POOL_PROFILE_RUN */
+    int ended_by;                /* the signal that ends the process; 0: none */
+    int own_path;                /* the JSON path names the pid (%p): no PATH.<pid> */
 } prof = {.current = -1, .epoch = 1};
 
 /* A child of fork(), also of one before the pool started (a server that
@@ -125,8 +127,78 @@ static struct {
 static int forked;
 static void mark_child(void) { forked = 1; }
 
+long bp_mpi_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        long r = v != NULL ? strtol(v, &end, 10) : -1;
+        if (v != NULL && *v != '\0' && *end == '\0' && r >= 0)
+            return r;
+    }
+    return -1;
+}
+
+/* The MPI job this process is a rank of (Open MPI, PMIx, Slurm); NULL
+ * when it is none. */
+static const char *mpi_job(char *buf, size_t size)
+{
+    if (bp_mpi_rank() < 0)
+        return NULL;
+    const char *job = getenv("OMPI_MCA_ess_base_jobid");
+    if (job == NULL)
+        job = getenv("PMIX_NAMESPACE");
+    if (job == NULL && getenv("SLURM_JOB_ID") != NULL) {
+        const char *step = getenv("SLURM_STEP_ID");
+        snprintf(buf, size, "%s.%s", getenv("SLURM_JOB_ID"), step != NULL ? step : "0");
+        job = buf;
+    }
+    return job;
+}
+
+int bp_profile_path(const char *pattern, char *out, size_t size)
+{
+    static _Atomic int warned;
+    int pid_named = 0, any = 0;
+    size_t n = 0;
+    out[0] = '\0';
+    for (const char *p = pattern; *p != '\0' && n + 1 < size; p++) {
+        char piece[300];
+        if (p[0] != '%' || p[1] == '\0' || strchr("prh%", p[1]) == NULL) {
+            if (p[0] == '%' && atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+                bp_warn("profile: '%s': only %%p (pid), %%r (MPI rank), %%h (host) and %%%% "
+                        "are replaced in a profile's path; the rest is kept as it is", pattern);
+            out[n++] = *p;
+            out[n] = '\0';
+            continue;
+        }
+        p++;
+        any = 1;
+        if (*p == 'p') {
+            snprintf(piece, sizeof piece, "%ld", (long)getpid());
+            pid_named = 1;
+        } else if (*p == 'r') {
+            long r = bp_mpi_rank();
+            snprintf(piece, sizeof piece, "%ld", r >= 0 ? r : 0L);
+        } else if (*p == 'h') {
+            if (gethostname(piece, sizeof piece - 1) != 0)
+                snprintf(piece, sizeof piece, "host");
+            piece[sizeof piece - 1] = '\0';
+        } else {
+            snprintf(piece, sizeof piece, "%%");
+        }
+        n += (size_t)snprintf(out + n, size - n, "%s", piece);
+        if (n >= size)
+            n = size - 1;
+    }
+    return pid_named ? 2 : any;
+}
+
 /* Name the run before anything else starts, so that every process this one
- * starts inherits it. */
+ * starts inherits it; the ranks of an MPI job, which their launcher starts,
+ * are one run named after the job. */
 __attribute__((constructor)) static void name_run(void)
 {
     const char *on = getenv("BUDDY_THREAD_POOL_PROFILE");
@@ -135,11 +207,16 @@ __attribute__((constructor)) static void name_run(void)
     pthread_atfork(NULL, NULL, mark_child);
     if (getenv("BUDDY_THREAD_POOL_PROFILE_RUN") != NULL)
         return;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    char run[64];
-    snprintf(run, sizeof run, "%ld-%lld%09ld", (long)getpid(), (long long)ts.tv_sec,
-             (long)ts.tv_nsec);
+    char run[64], buf[128];
+    const char *job = mpi_job(buf, sizeof buf);
+    if (job != NULL) {
+        snprintf(run, sizeof run, "mpi-%.59s", job);
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(run, sizeof run, "%ld-%lld%09ld", (long)getpid(), (long long)ts.tv_sec,
+                 (long)ts.tv_nsec);
+    }
     setenv("BUDDY_THREAD_POOL_PROFILE_RUN", run, 0);
 }
 
@@ -373,7 +450,7 @@ static void region_locked(struct bp_listen_thread *lt, const struct bp_region_sa
         prof.child_start = 0;
         bp_live_open(prof.slots + 1);
         prof.all.other.live = bp_live_row(prof.slots, prof.all.other.name, "");
-        bp_dump_signal_start(bp_profile_dump);
+        bp_dump_signal_start(bp_profile_dump, bp_profile_end);
     }
     struct bp_timeline *tl = &lt->timeline;
     if (tl->epoch != prof.epoch) { /* the thread's first region since the profile began */
@@ -458,8 +535,13 @@ static int report(FILE *out, const char *json_path, int complete)
     struct bp_task_row *tasks = NULL;
     int ntasks = bp_taskprof_snapshot(&tasks);
     err |= ntasks < 0;
-    struct bp_report_meta meta = {prof.run, (long)getpid(), complete, prof.in_child,
-                                  bp_config.profile_callers, bp_config.profile_steps, tasks,
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct bp_report_meta meta = {prof.run,     (long)getpid(),
+                                  bp_mpi_rank(), host,
+                                  complete,     prof.ended_by,
+                                  prof.in_child && !prof.own_path, bp_config.profile_callers,
+                                  bp_config.profile_steps, tasks,
                                   ntasks};
     if (!err)
         bp_report_write(out, json_path, &meta, parts, (size_t)n);
@@ -483,7 +565,10 @@ static void report_all(int complete)
                     "written", (long)getpid());
         return;
     }
-    report(stderr, bp_config.profile_out, complete);
+    char path[4200];
+    const char *json = bp_config.profile_out;
+    prof.own_path = json != NULL && bp_profile_path(json, path, sizeof path) == 2;
+    report(stderr, json != NULL ? path : NULL, complete);
 }
 
 void bp_profile_report(struct bp_listen_thread *lt, int workers_stopped)
@@ -494,9 +579,10 @@ void bp_profile_report(struct bp_listen_thread *lt, int workers_stopped)
         report_all(1);
     /* A child of fork() that ran no region has nothing of its own to say. */
     if (bp_tracing && !(prof.in_child && prof.all.tot.regions == 0)) {
-        char buf[4200];
-        const char *path = bp_config.trace_out;
-        if (prof.in_child) {
+        char buf[4240], expanded[4200];
+        const char *path = expanded;
+        int own = bp_profile_path(bp_config.trace_out, expanded, sizeof expanded) == 2;
+        if (prof.in_child && !own) {
             snprintf(buf, sizeof buf, "%s.%ld", path, (long)getpid());
             path = buf;
         }
@@ -520,6 +606,17 @@ void bp_profile_dump(_Atomic int *stop)
      * got the lock only as the process ends leaves it to the final one */
     if (bp_profiling && bp_config.profile && prof.all.buckets != NULL && !atomic_load(stop))
         report_all(0);
+    bp_profile_unlock();
+}
+
+void bp_profile_end(int sig)
+{
+    bp_live_unlink(); /* first: the write below may not finish */
+    bp_profile_lock();
+    if (bp_profiling && bp_config.profile && prof.all.buckets != NULL) {
+        prof.ended_by = sig;
+        report_all(1);
+    }
     bp_profile_unlock();
 }
 

@@ -157,6 +157,9 @@ void bp_profile_fork_child(void);
 /* Write the report and JSON of everything so far, the process running on
  * (the profile signal's writer thread); takes the profile's lock. */
 void bp_profile_dump(_Atomic int *stop);
+/* The process is ending by signal sig (dump.c): the final report and JSON,
+ * marked so, and the live file removed. */
+void bp_profile_end(int sig);
 /* The profile's lock: the accounting of a region that ended, the dumps,
  * and the profile API, which changes the profile between a thread's
  * regions. held: the calling thread holds it (an exit() from the profile's
@@ -276,10 +279,13 @@ void bp_live_fork_child(void);
 void bp_live_unlink(void);
 /* ---- dump.c ------------------------------------------------------------- */
 
-/* BUDDY_THREAD_POOL_PROFILE_SIGNAL: install the handler and its writer
- * thread, which calls write(its stop word) at each signal (again in a child
- * of fork(), at its first region); stop joins it. */
-void bp_dump_signal_start(void (*write)(_Atomic int *stop));
+/* The profile's signals: BUDDY_THREAD_POOL_PROFILE_SIGNAL's handler, the
+ * ending signals' (SIGTERM, SIGINT, SIGHUP, SIGQUIT, where their action is
+ * the default) and the writer thread, which calls write(its stop word) at
+ * each dump signal and end(sig) at an ending signal, then ends the process
+ * by it (started again in a child of fork(), at its first region); stop
+ * gives the actions back and joins the thread. */
+void bp_dump_signal_start(void (*write)(_Atomic int *stop), void (*end)(int sig));
 void bp_dump_signal_stop(void);
 void bp_dump_signal_fork_child(void);
 
@@ -388,12 +394,25 @@ void bp_taskprof_clear(void);
 struct bp_report_meta {
     const char *run;            /* BUDDY_THREAD_POOL_PROFILE_RUN */
     long pid;
+    long rank;                  /* the MPI rank; -1: none */
+    const char *host;
     int complete;               /* 0: a dump, the process runs on */
+    int signal;                 /* the signal that ends the process; 0: none */
     int in_child;               /* a child of fork(): PATH.<pid> */
     int callers, step_bound;    /* BUDDY_THREAD_POOL_PROFILE_CALLERS, _STEPS */
     const struct bp_task_row *tasks; /* the explicit tasks (taskprof.c) */
     int ntasks;
 };
+/* The MPI rank of this process (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+ * SLURM_PROCID); -1 outside MPI. */
+long bp_mpi_rank(void);
+/* A profile's or trace's path with %p (the pid), %r (the MPI rank, 0
+ * outside MPI), %h (the host name) and %% replaced, into out: 2 when it
+ * named the pid (the file is then this process's alone), 1 for another
+ * replacement, 0 for none. Other % sequences stay (a warning, once). */
+int bp_profile_path(const char *pattern, char *out, size_t size);
+/* "SIGTERM" for the ending signals (dump.c), "a signal" for others. */
+const char *bp_signal_name(int sig);
 /* Write the text report (each table sorted by wall time) to `out`, and the
  * JSON profile to `json_path` (or beside it: report_json.c) when not NULL.
  * Sorts the rows in place. */

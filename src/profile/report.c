@@ -9,6 +9,7 @@
  * header line. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,12 +320,26 @@ static void write_steps(FILE *out, const struct bp_report_part *part, int bound)
     free(refs);
 }
 
+const char *bp_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    default: return "a signal";
+    }
+}
+
 void bp_report_write(FILE *out, const char *json_path, const struct bp_report_meta *meta,
                      struct bp_report_part *parts, size_t nparts)
 {
     for (size_t p = 0; p < nparts; p++)
         qsort(parts[p].rows, parts[p].nrows, sizeof *parts[p].rows, by_wall);
     fflush(stdout); /* the program's own output first, when both go to one file */
+    if (meta->signal != 0)
+        fprintf(out, "buddypool: process %ld is ending by %s; its profile:\n", meta->pid,
+                bp_signal_name(meta->signal));
     for (size_t p = 0; p < nparts; p++) {
         write_table(out, parts[p].name, &parts[p].tot, parts[p].rows, parts[p].nrows,
                     parts[p].waits, parts[p].nwaits);

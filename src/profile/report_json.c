@@ -144,10 +144,19 @@ static int write_file(FILE *f, const struct bp_report_meta *meta,
     /* the run and the pid first: other processes read them back (below) */
     fprintf(f, "{\"run\": ");
     bp_json_string(f, meta->run);
-    fprintf(f, ", \"pid\": %ld,\n \"complete\": %s, \"callers\": %d, \"step_bound\": %d, "
-               "\"threads\": %d,\n ",
-            meta->pid, meta->complete ? "true" : "false", meta->callers, meta->step_bound,
-            parts[0].tot.threads);
+    fprintf(f, ", \"pid\": %ld,\n ", meta->pid);
+    if (meta->rank >= 0)
+        fprintf(f, "\"rank\": %ld, ", meta->rank);
+    if (meta->host != NULL && meta->host[0] != '\0') {
+        fprintf(f, "\"host\": ");
+        bp_json_string(f, meta->host);
+        fprintf(f, ", ");
+    }
+    fprintf(f, "\"complete\": %s, ", meta->complete ? "true" : "false");
+    if (meta->signal != 0)
+        fprintf(f, "\"ended_by\": \"%s\", ", bp_signal_name(meta->signal));
+    fprintf(f, "\"callers\": %d, \"step_bound\": %d, \"threads\": %d,\n ", meta->callers,
+            meta->step_bound, parts[0].tot.threads);
     json_table(f, &parts[0], meta->step_bound, " ");
     fprintf(f, ",\n \"waits\": [");
     for (int i = 0; parts[0].waits != NULL && i < parts[0].nwaits; i++)

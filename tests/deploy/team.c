@@ -11,13 +11,17 @@
  *   TEAM max_threads=M team=T procs=P thread_limit=L outside=O mask=LIST
  * (team: the first region's size; outside: thread observations outside the
  * mask) and exits 1 when some region's team differs from the first one's
- * or a thread ran outside the mask. */
+ * or a thread ran outside the mask. With TEAM_SIGTERM_EXIT=N in the
+ * environment it first installs a SIGTERM handler of its own that exits
+ * with status N (a program that handles the signal itself). */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "mask.h"
 
@@ -30,8 +34,21 @@ static void check_thread(void)
         atomic_fetch_add(&outside, 1);
 }
 
+static int own_status;
+
+static void own_sigterm(int sig)
+{
+    (void)sig;
+    _exit(own_status);
+}
+
 int main(int argc, char **argv)
 {
+    const char *own = getenv("TEAM_SIGTERM_EXIT");
+    if (own != NULL) {
+        own_status = atoi(own);
+        signal(SIGTERM, own_sigterm);
+    }
     int asked = argc > 1 ? atoi(argv[1]) : 0, regions = argc > 2 ? atoi(argv[2]) : 200;
     if (regions < 1) {
         fprintf(stderr, "team: REGIONS must be positive, not '%s'\n", argv[2]);

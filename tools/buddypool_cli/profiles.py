@@ -392,9 +392,17 @@ def table_title(phase, threads, t, nrows):
 
 def about(prof, path):
     """Which process wrote the profile, and whether it is complete."""
-    text = path + "".join(", %s %s" % (k, prof[k]) for k in ("pid", "run") if k in prof)
+    text = path + "".join(", %s %s" % (k, prof[k]) for k in ("pid", "rank", "host", "run")
+                          if k in prof)
     if prof.get("complete") is False:
         text += " (incomplete: written on the profile signal while the process ran on)"
+    if prof.get("ended_by"):
+        text += " (written as the process was ending by %s)" % prof["ended_by"]
+    if prof.get("live") == "running":
+        text += " (live counters of a running process: the whole run's table so far)"
+    elif prof.get("live"):
+        text += (" (live counters left by a process that ended without writing its profile: "
+                 "the whole run's table as it last updated it)")
     return text
 
 

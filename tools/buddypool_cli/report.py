@@ -1,11 +1,14 @@
 """report.py: `buddypool report`: a saved profile as text or as an HTML page,
 with the SVG timeline of one step."""
 import argparse
+import glob
 import html
 import re
 import statistics
 
 from .diff import report_diff
+from .multi import report_multi
+from .top import live_path, process_alive, read_live
 from .profiles import (LEGEND, about, at_least, color, count_text, fail, functions_table,
     legend_lines, load_json, load_profile, page, resolve_names, steps_table, table_title,
     thread_lines, threads_table, totals_rows, waits_table, write_page)
@@ -277,17 +280,63 @@ def svg_timeline(trace, display):
 
 
 
+def load_live(what):
+    """A process's live counters (a /dev/shm/buddypool-PID file, or a PID)
+    as a profile: its whole-run table, as the process last updated it (one
+    that ended by SIGKILL left them behind)."""
+    path = live_path(int(what)) if what.isdigit() else what
+    try:
+        live = read_live(path)
+    except OSError as e:
+        fail("report: %s: %s" % (path, e.strerror), 1)
+    except ValueError as e:
+        fail("report: %s" % e, 1)
+    if live is None:
+        fail("report: %s: no such live-counter file" % path, 1)
+    tot = {k: live[k] for k in ("regions_ns", "gaps_ns", "barrier_wait_ns", "regions", "barriers")}
+    tot["span_ns"] = tot["regions_ns"] + tot["gaps_ns"]
+    fns = [{"name": r["name"], "module": r["module"], "calls": r["calls"], "wall_ns": r["wall_ns"],
+            "gap_before_ns": r["gap_before_ns"], "barrier_wait_ns": r["barrier_wait_ns"],
+            "barriers": r["barriers"]} for r in live["functions"] if r["calls"] > 0]
+    return {"pid": live["pid"], "live": "running" if process_alive(live["pid"]) else "ended",
+            "threads": live["threads"], "totals": tot, "functions": fns}
+
+
+def expand(names):
+    """The profiles named: files, or globs (quoted from the shell) that name
+    some, in order, each file once."""
+    out = []
+    for name in names:
+        found = sorted(glob.glob(name)) if glob.has_magic(name) else [name]
+        if not found:
+            fail("report: %s: no file matches" % name, 1)
+        out += [f for f in found if f not in out]
+    return out
+
+
 def cmd_report(argv):
     ap = argparse.ArgumentParser(prog="buddypool report")
-    ap.add_argument("profile", nargs="?")
+    ap.add_argument("profile", nargs="*")
     ap.add_argument("--diff", nargs=2, metavar=("BASE", "NEW"))
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--sites", type=int, default=5)
     ap.add_argument("--html")
     ap.add_argument("--trace")
+    ap.add_argument("--live", action="store_true")
     opts = ap.parse_args(argv)
+    opts.profile = expand(opts.profile) or None
     if (opts.profile is None) == (opts.diff is None):
         fail("report: give PROFILE.json, or --diff BASE.json NEW.json (see buddypool --help)")
+    if opts.live and (opts.diff or opts.trace or len(opts.profile or []) > 1):
+        fail("report: --live reads one process's live counters: no --diff, --trace or other "
+             "profiles with it")
+    if opts.profile and len(opts.profile) > 1:
+        if opts.trace:
+            fail("report: --trace draws one profile's timeline, not several processes'")
+        report_multi(opts.profile, opts)
+        return
+    if opts.profile:
+        opts.profile = opts.profile[0]
     at_least("report", "--top", opts.top, 1)
     at_least("report", "--sites", opts.sites, 0)
     if opts.diff:
@@ -297,7 +346,7 @@ def cmd_report(argv):
         return
     if opts.trace and not opts.html:
         fail("report: --trace draws the HTML page's timeline: give --html too")
-    prof = load_profile(opts.profile)
+    prof = load_live(opts.profile) if opts.live else load_profile(opts.profile)
     trace = load_json(opts.trace, "trace-event file") if opts.trace else None
     if trace is not None and not (isinstance(trace, dict) and isinstance(trace.get("traceEvents"), list)):
         fail("report: %s is not a trace-event file (no traceEvents)" % opts.trace, 1)

@@ -139,7 +139,8 @@ def cmd_top(argv):
         fail("top: no live profile for PID %d (%s): is it running with BUDDY_THREAD_POOL_PROFILE=1?"
              % (opts.pid, path), 1)
     if not process_alive(opts.pid):
-        fail("top: process %d is not running (%s is left from it)" % (opts.pid, path), 1)
+        fail("top: process %d is not running (%s is left from it: `buddypool report --live %d` "
+             "reads its counters)" % (opts.pid, path, opts.pid), 1)
     try:
         watch(opts.pid, path, opts)
     except ValueError as e:
