@@ -42,6 +42,12 @@ import time
 
 from checks import check, report
 
+# The live-counter files of this test's own directory, which `buddypool top`
+# reads through the variable: a profiled process of another test running
+# at the same time removes the leftovers it finds in /dev/shm.
+LIVE_DIR = tempfile.mkdtemp()
+os.environ["BUDDY_THREAD_POOL_LIVE_DIR"] = LIVE_DIR
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 BASE = os.path.join(DATA, "profile-base.json")
 NEW = os.path.join(DATA, "profile-new.json")
@@ -406,7 +412,7 @@ class LiveFile:
     reset() starts them again (as buddypool_profile_reset does)."""
 
     def __init__(self, pid):
-        self.path = "/dev/shm/buddypool-%d" % pid
+        self.path = os.path.join(LIVE_DIR, "buddypool-%d" % pid)
         size = 128 + 4 * 256
         with open(self.path, "wb") as f:
             f.write(b"\0" * size)
@@ -536,8 +542,8 @@ def check_top_end(cli, child, live):
 def check_top_foreign(cli, live):
     """A file of another magic, for a process that runs (this one)."""
     live.map[:8] = b"NOTLIVE\0"
-    os.rename(live.path, "/dev/shm/buddypool-%d" % os.getpid())
-    live.path = "/dev/shm/buddypool-%d" % os.getpid()
+    os.rename(live.path, os.path.join(LIVE_DIR, "buddypool-%d" % os.getpid()))
+    live.path = os.path.join(LIVE_DIR, "buddypool-%d" % os.getpid())
     p = run([cli, "top", str(os.getpid())])
     check(p.returncode == 1 and "is not a buddypool live-counter file" in p.stderr,
           "top: a file that is not a live-counter file (%r)" % p.stderr)
@@ -549,8 +555,9 @@ def check_top(cli):
     try:
         p = run([cli, "top", str(child.pid)])
         check(p.returncode == 1 and p.stderr.strip() == (
-            "buddypool top: no live profile for PID %d (/dev/shm/buddypool-%d): is it running with "
-            "BUDDY_THREAD_POOL_PROFILE=1?" % (child.pid, child.pid)), "top: a missing file (%r)" % p.stderr)
+            "buddypool top: no live profile for PID %d (%s/buddypool-%d): is it running with "
+            "BUDDY_THREAD_POOL_PROFILE=1?" % (child.pid, LIVE_DIR, child.pid)),
+            "top: a missing file (%r)" % p.stderr)
         p = run([cli, "top", "0"])
         check(p.returncode == 2 and "PID 0" in p.stderr, "top 0: exit 2 (%r)" % p.stderr)
         live = LiveFile(child.pid)

@@ -21,7 +21,9 @@
  *     omp_get_max_threads, and by a fork that asks for no size;
  *   - a thread's first look sets the peers to buddypool's value, so that
  *     threadpool_info() shows the team buddypool would really give (under
- *     a CPU quota, fewer than libgomp's count of the CPUs).
+ *     a CPU quota, fewer than libgomp's count of the CPUs), unless the
+ *     peer's value on that thread is no longer the one it had when found:
+ *     a limit set there before buddypool first looked is taken too.
  * Only outside any region (level 0), where an application thread runs:
  * a region's implicit tasks are buddypool's alone.
  *
@@ -34,7 +36,8 @@
  * A peer is then pinned with dlopen(RTLD_NOLOAD | RTLD_NODELETE), outside
  * the walk, so its code stays mapped for as long as buddypool may call it.
  * A thread walks at its first omp_get_max_threads call, at every 256th
- * after, and at every omp_set_num_threads; in a Python process, numpy's
+ * after, and at every omp_set_num_threads, unless another thread is
+ * walking (a try-lock: see find); in a Python process, numpy's
  * OpenBLAS asks omp_get_max_threads while it is being loaded, libgomp
  * already mapped, so the peer is known before any limit is set.
  *
@@ -49,7 +52,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "abi.h"
 #include "elfsyms.h"
@@ -61,6 +63,7 @@ struct peer {
     int (*get)(void);  /* its omp_get_max_threads */
     void (*set)(int);  /* its omp_set_num_threads */
     uintptr_t base;    /* its load address: which object it is */
+    int initial;       /* its value when found, on a thread that had set none */
 };
 
 static struct peer peers[MAX_PEERS];
@@ -130,31 +133,31 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
         f->other = 1;
         return 0;
     }
-    f->p[f->n] = (struct peer){(int (*)(void))l.get, (void (*)(int))l.set, info->dlpi_addr};
+    f->p[f->n] = (struct peer){(int (*)(void))l.get, (void (*)(int))l.set, info->dlpi_addr, 0};
     strncpy(f->path[f->n], info->dlpi_name, PATH_MAX - 1);
     f->n++;
     return 0;
 }
 
-/* A Python interpreter, whose threadpoolctl looks for runtimes by name? */
-static int in_python(void)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return 0;
-    exe[n] = '\0';
-    const char *base = strrchr(exe, '/');
-    return strncmp(base != NULL ? base + 1 : exe, "python", 6) == 0;
-}
-
 /* Walk the loaded objects if any were loaded since the last walk; add the
  * new peers. */
+/* A child of fork() gets the lock free, whatever another thread of its
+ * parent was doing. */
+static void find_lock_child(void) { pthread_mutex_init(&find_lock, NULL); }
+static void register_atfork(void) { pthread_atfork(NULL, NULL, find_lock_child); }
+
 static void find(void)
 {
     static struct found f; /* large: find_lock guards it */
     static _Atomic int warned;
-    pthread_mutex_lock(&find_lock);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_atfork);
+    /* Another thread walking now finds what this one would. Never waiting
+     * here keeps a thread that holds the dynamic linker's lock (a library's
+     * constructor asking omp_get_max_threads inside dlopen) from waiting
+     * for one that waits for that lock (the dlopen that pins a peer). */
+    if (pthread_mutex_trylock(&find_lock) != 0)
+        return;
     f.n = -1;
     f.other = 0;
     memset(f.other_path, 0, sizeof f.other_path);
@@ -168,6 +171,7 @@ static void find(void)
         /* pinned: its code stays mapped while buddypool may call it */
         if (dup || dlopen(f.path[i], RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) == NULL)
             continue;
+        f.p[i].initial = f.p[i].get();
         peers[known++] = f.p[i];
     }
     /* release: the entries before the count that says they are there */
@@ -175,7 +179,7 @@ static void find(void)
     int other = f.other;
     pthread_mutex_unlock(&find_lock);
     /* relaxed: only the one warning depends on it */
-    if (other && in_python() && atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+    if (other && bp_process_is_python() && atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
         bp_warn("%s is loaded beside the preloaded buddypool: threadpoolctl (joblib, "
                 "scikit-learn) finds it by its file name and sets its thread count, which "
                 "buddypool does not read; to let such limits reach buddypool, run in drop-in "
@@ -197,12 +201,16 @@ void bp_peers_sync(struct bp_thread *t)
     int adopted = 0;
     for (int i = 0; i < known; i++) {
         int v = peers[i].get();
-        if (seen[i] == 0) { /* this thread's first look: the peer takes ours */
+        if (seen[i] == 0 && v == peers[i].initial) {
+            /* this thread's first look, the peer's value untouched: the
+             * peer takes ours */
             int mine = own_value(t);
             if (v != mine)
                 peers[i].set(mine);
             seen[i] = mine;
-        } else if (v != seen[i] && v > 0) { /* set behind our back: ours takes it */
+        } else if (v != seen[i] && v > 0) {
+            /* set behind our back (before this thread's first look too):
+             * ours takes it */
             bp_icv_set(t)->nthreads = v;
             seen[i] = v;
             adopted = v;

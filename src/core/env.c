@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "../internal.h"
@@ -459,6 +460,9 @@ static void load_profile(void)
                                       sizeof out_path, "writing no JSON profile");
     bp_config.trace_out = load_path("BUDDY_THREAD_POOL_TRACE", trace_path, sizeof trace_path,
                                     "writing no trace");
+    static char live_dir[4096];
+    bp_config.live_dir = load_path("BUDDY_THREAD_POOL_LIVE_DIR", live_dir, sizeof live_dir,
+                                   "using /dev/shm");
     load_count("BUDDY_THREAD_POOL_TRACE_EVENTS", 16, 1 << 24, &bp_config.trace_events);
 }
 
@@ -487,6 +491,17 @@ static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 void bp_config_load(void)
 {
     pthread_once(&config_once, load_all);
+}
+
+int bp_process_is_python(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    const char *base = strrchr(exe, '/');
+    return strncmp(base != NULL ? base + 1 : exe, "python", 6) == 0;
 }
 
 int bp_config_max_threads(void)

@@ -74,6 +74,7 @@ struct bp_config {
     int profile_steps;     /* BUDDY_THREAD_POOL_PROFILE_STEPS: steps kept one by one */
     int profile_signal;    /* BUDDY_THREAD_POOL_PROFILE_SIGNAL: signal number, 0 none */
     const char *trace_out; /* BUDDY_THREAD_POOL_TRACE, or NULL */
+    const char *live_dir;  /* BUDDY_THREAD_POOL_LIVE_DIR, or NULL: /dev/shm */
     int trace_events;      /* BUDDY_THREAD_POOL_TRACE_EVENTS: ring size per thread */
 };
 extern struct bp_config bp_config;
@@ -83,6 +84,9 @@ void bp_config_load(void);
  * nested ones included) may have: the limits (BUDDY_THREAD_POOL_THREADS,
  * OMP_THREAD_LIMIT), at most BP_MAX_THREADS (the configuration loaded). */
 int bp_config_max_threads(void);
+/* Is this process a Python interpreter (its executable python*)? Where
+ * Python's habits call for another behaviour (peer.c, dump.c). */
+int bp_process_is_python(void);
 /* nteams-var and teams-thread-limit-var (OMP_NUM_TEAMS,
  * OMP_TEAMS_THREAD_LIMIT, then omp_set_num_teams and
  * omp_set_teams_thread_limit); 0: unset. */

@@ -251,7 +251,8 @@ static int group_claim(struct bp_thread *t, struct bp_fork_frame *f, int want)
 {
     f->group = group_of(t);
     f->group_added = 0;
-    if (t->act_ptr == NULL) /* the group's count is this region's size */
+    f->group_outer = t->act_ptr == NULL;
+    if (f->group_outer) /* the group's count is this region's size */
         return want;
     int n = group_share(f->group, want, 1);
     f->group_added = n - 1;
@@ -261,7 +262,7 @@ static int group_claim(struct bp_thread *t, struct bp_fork_frame *f, int want)
 /* The region f got `got` of the threads it claimed. */
 static void group_settle(struct bp_fork_frame *f, int claimed, int got)
 {
-    if (f->group_added == 0) {
+    if (f->group_outer) {
         /* relaxed: the go that starts the team's workers publishes it */
         atomic_store_explicit(f->group, got, memory_order_relaxed);
     } else if (got < claimed) {

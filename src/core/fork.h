@@ -21,6 +21,7 @@ struct bp_fork_frame {
      * outermost region, whose threads are the count) */
     _Atomic int *group;
     int group_added;
+    int group_outer;        /* the group's outermost active region */
     struct bp_hook_span hook; /* the listeners' (hooks.h) */
     struct bp_implicit_task implicit; /* thread 0's implicit task in the region */
     struct team_state saved;

@@ -89,10 +89,12 @@ static int choose_default(int ncpus, int max, int *budget)
     if (bp_config.oversubscribe && bp_config.thread_limit > 0) {
         def = bp_config.thread_limit; /* tests: the default team beyond the CPUs */
         snprintf(why, size, "BUDDY_THREAD_POOL_OVERSUBSCRIBE=1 and the thread limit");
+        default_team.by_quota = 0;
     }
     if (def > max) {
         def = max;
         snprintf(why, size, "the thread limit (OMP_THREAD_LIMIT, BUDDY_THREAD_POOL_THREADS)");
+        default_team.by_quota = 0;
     }
     default_team.size = def;
     return def;

@@ -122,9 +122,11 @@ static int cgroup_dir(const char *root, const char *fstype, const char *path, ch
             continue;
         if (found && rl < best) /* a mount of a deeper root shows more of the path */
             continue;
-        int n = snprintf(dir, PATH_BYTES, "%s%s%s", root, mpoint, path + rl);
+        char candidate[PATH_BYTES];
+        int n = snprintf(candidate, sizeof candidate, "%s%s%s", root, mpoint, path + rl);
         if (n <= 0 || n >= PATH_BYTES)
             continue;
+        memcpy(dir, candidate, (size_t)n + 1);
         *mount_len = strlen(root) + strlen(mpoint);
         best = rl;
         found = 1;

@@ -83,14 +83,18 @@ static void on_signal(int sig)
 
 static void on_ending(int sig)
 {
-    int saved = errno, none = 0;
+    int saved = errno, first = 0;
     /* acquire: the writer's pid, set before it ran */
-    if (atomic_load_explicit(&dump.pid, memory_order_acquire) != getpid() ||
-        !atomic_compare_exchange_strong_explicit(&dump.ending, &none, sig, memory_order_relaxed,
-                                                 memory_order_relaxed))
-        die_by(sig); /* no writer here, or a second signal: end now */
-    else
+    if (atomic_load_explicit(&dump.pid, memory_order_acquire) != getpid())
+        die_by(sig); /* no writer in this process: end now */
+    else if (atomic_compare_exchange_strong_explicit(&dump.ending, &first, sig,
+                                                     memory_order_relaxed, memory_order_relaxed))
         sem_post(&dump.sem);
+    else if (first == sig)
+        die_by(sig); /* the same signal again (Ctrl-C twice): end now */
+    /* another ending signal while the profile is written (systemd's SIGHUP
+     * after SIGTERM, mpirun's SIGTERM after the terminal's SIGINT): the
+     * write goes on, the watchdog bounds it */
     errno = saved;
 }
 
@@ -137,9 +141,14 @@ static void *writer(void *arg)
     }
 }
 
-/* Take the ending signals whose action is the default. */
+/* Take the ending signals whose action is the default; in a Python process
+ * none: Python's signal module cannot give back an action it did not set
+ * (signal.getsignal() says None, and restoring that raises), and a Python
+ * program that handles SIGTERM with sys.exit() reports at its exit. */
 static void take_ending(void)
 {
+    if (bp_process_is_python())
+        return;
     for (size_t i = 0; i < NENDING; i++) {
         int sig = ending_signals[i];
         struct sigaction now, sa;

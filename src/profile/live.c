@@ -1,6 +1,7 @@
 /* live.c: the live counters, for profiling a process that does not exit (a
  * server; the dump signal is dump.c's). The whole run's table is mirrored,
- * row by row, into a file of /dev/shm (docs/profile-format.md gives its layout) that `buddypool top
+ * row by row, into a file of /dev/shm, or of BUDDY_THREAD_POOL_LIVE_DIR
+ * (docs/profile-format.md gives its layout) that `buddypool top
  * PID` maps and reads once a second: calls, wall, gaps and waits per
  * function, updated after each region with plain 8-byte stores (a reader
  * may see a region half counted, never a torn number; no ptrace, no
@@ -13,7 +14,7 @@
  * process holds a shared flock on its file for as long as it lives (the
  * descriptor stays open, close-on-exec), so a file nobody holds a lock on,
  * whose process is gone too, is a leftover: the next profiled process
- * removes the leftovers it finds in /dev/shm and says so, after `buddypool
+ * removes the leftovers it finds in that directory and says so, after `buddypool
  * report --live FILE` had the chance to read them. A process that still
  * runs keeps its file, even one of a PID namespace where its pid means
  * nothing (its lock tells), and so does a file from a buddypool that took
@@ -59,7 +60,7 @@ _Static_assert(offsetof(struct live_row, module) == 192, "module at 192");
 static struct {
     struct live_header *h;
     size_t bytes, rows;
-    char name[64];
+    char name[4200]; /* its path: /dev/shm, or BUDDY_THREAD_POOL_LIVE_DIR */
     int fd; /* open, with a shared flock, while the file is this process's */
 } live = {.fd = -1};
 
@@ -72,9 +73,14 @@ static struct live_row *row_at(size_t i)
 
 /* Remove the leftovers of processes that ended without removing their
  * files (see the top of the file), saying so. */
+static const char *live_dir(void)
+{
+    return bp_config.live_dir != NULL ? bp_config.live_dir : "/dev/shm";
+}
+
 static void remove_leftovers(void)
 {
-    DIR *d = opendir("/dev/shm");
+    DIR *d = opendir(live_dir());
     if (d == NULL)
         return;
     struct dirent *e;
@@ -90,8 +96,8 @@ static void remove_leftovers(void)
         if (fd < 0)
             continue;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
-            bp_warn("profile: removed /dev/shm/%s, the live counters left by process %ld, "
-                    "which ended without removing them (killed?)", e->d_name, pid);
+            bp_warn("profile: removed %s/%s, the live counters left by process %ld, "
+                    "which ended without removing them (killed?)", live_dir(), e->d_name, pid);
         close(fd); /* and its lock */
     }
     closedir(d);
@@ -100,10 +106,11 @@ static void remove_leftovers(void)
 void bp_live_open(size_t rows)
 {
     remove_leftovers();
-    snprintf(live.name, sizeof live.name, "/buddypool-%ld", (long)getpid());
-    int fd = shm_open(live.name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    snprintf(live.name, sizeof live.name, "%s/buddypool-%ld", live_dir(), (long)getpid());
+    int fd = open(live.name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return; /* no /dev/shm: `buddypool top` says so */
+    (void)flock(fd, LOCK_SH); /* held while this process lives: not a leftover */
     size_t bytes = HEADER + rows * ROW;
     void *p = MAP_FAILED;
     /* the pages taken now: a full /dev/shm must not fault a store later */
@@ -111,10 +118,9 @@ void bp_live_open(size_t rows)
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         close(fd);
-        shm_unlink(live.name);
+        unlink(live.name);
         return;
     }
-    (void)flock(fd, LOCK_SH); /* held while this process lives: not a leftover */
     live.fd = fd;
     live.h = p;
     live.bytes = bytes;
@@ -140,7 +146,7 @@ void bp_live_close(void)
     if (live.h == NULL)
         return;
     munmap(live.h, live.bytes);
-    shm_unlink(live.name);
+    unlink(live.name);
     close_fd();
     live.h = NULL;
 }
@@ -148,7 +154,7 @@ void bp_live_close(void)
 void bp_live_unlink(void)
 {
     if (live.h != NULL)
-        shm_unlink(live.name); /* the mapping stays: a region may still write it */
+        unlink(live.name); /* the mapping stays: a region may still write it */
 }
 
 void bp_live_fork_child(void)

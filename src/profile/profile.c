@@ -131,7 +131,11 @@ long bp_mpi_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    /* Slurm sets SLURM_PROCID in every step, a batch script's too: a rank
+     * only in a step of several tasks */
+    const char *ntasks = getenv("SLURM_NTASKS");
+    size_t nvars = ntasks != NULL && atol(ntasks) > 1 ? 4 : 3;
+    for (size_t i = 0; i < nvars; i++) {
         const char *v = getenv(vars[i]);
         char *end;
         long r = v != NULL ? strtol(v, &end, 10) : -1;

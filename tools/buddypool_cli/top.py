@@ -1,5 +1,6 @@
 """top.py: `buddypool top`: a running process's live counters (live.c)."""
 import argparse
+import os
 import struct
 import sys
 import time
@@ -22,7 +23,10 @@ TOP_COLUMNS = (("calls/s", 11), ("wall%", 7), ("gap%", 7), ("barrier_wait%", 14)
 
 
 def live_path(pid):
-    return "/dev/shm/buddypool-%d" % pid
+    """Where process pid keeps its live counters: /dev/shm, or the
+    directory BUDDY_THREAD_POOL_LIVE_DIR names (as the process did)."""
+    return os.path.join(os.environ.get("BUDDY_THREAD_POOL_LIVE_DIR") or "/dev/shm",
+                        "buddypool-%d" % pid)
 
 
 def c_string(raw):
