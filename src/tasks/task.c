@@ -176,8 +176,13 @@ _Thread_local int bp_task_fulfilling;
  * is given up here, as end_how gives up the body's, 0). */
 static int fulfill_heard(struct bp_task *task)
 {
+    /* a hold of its memory: once the unit is given up, the task may end
+     * and complete on another thread while the hook still reads its tool
+     * word (the last hold frees it, here or there) */
+    bp_task_hold(task);
     int last = !give_up_unit(task);
     bp_hook_task_fulfill(&task->tool, last);
+    bp_task_unref(task);
     return last;
 }
 
