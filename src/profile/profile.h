@@ -411,7 +411,8 @@ long bp_mpi_rank(void);
  * named the pid (the file is then this process's alone), 1 for another
  * replacement, 0 for none. Other % sequences stay (a warning, once). */
 int bp_profile_path(const char *pattern, char *out, size_t size);
-/* "SIGTERM" for the ending signals (dump.c), "a signal" for others. */
+/* "SIGTERM" for the ending signals (dump.c), "a signal" for others
+ * (report_json.c). */
 const char *bp_signal_name(int sig);
 /* Write the text report (each table sorted by wall time) to `out`, and the
  * JSON profile to `json_path` (or beside it: report_json.c) when not NULL.

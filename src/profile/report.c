@@ -9,7 +9,6 @@
  * header line. */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,17 +317,6 @@ static void write_steps(FILE *out, const struct bp_report_part *part, int bound)
                 ms(s->work_ns), step, last, refs[i].row->name ? refs[i].row->name : "?+0x0");
     }
     free(refs);
-}
-
-const char *bp_signal_name(int sig)
-{
-    switch (sig) {
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    default: return "a signal";
-    }
 }
 
 void bp_report_write(FILE *out, const char *json_path, const struct bp_report_meta *meta,

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -136,6 +137,17 @@ static void json_table(FILE *f, const struct bp_report_part *p, int bound, const
         fprintf(f, "}");
     }
     fprintf(f, "\n%s]", indent);
+}
+
+const char *bp_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    default: return "a signal";
+    }
 }
 
 static int write_file(FILE *f, const struct bp_report_meta *meta,
