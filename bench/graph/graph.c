@@ -25,13 +25,18 @@
  * microseconds per node), medium (24 layers, dim 192: about 5 ms) and large
  * (28 layers, dim 256, the default: about 11 ms). Flags after --config
  * change its values. */
+#define _GNU_SOURCE /* sched_getaffinity, for the ggml pool build */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#ifndef GRAPH_GGML_POOL
 #include <omp.h>
+#endif
 
 struct model {
     int layers, dim, ffn, vocab, ctx, heads;
@@ -127,49 +132,75 @@ static void gate(float *g, const float *u, int n, int tid, int nth)
         g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
 }
 
-/* One token: one region, a barrier after every node; one call site. */
+#ifdef GRAPH_GGML_POOL
+#include "ggmlpool.h"
+#define NODE_BARRIER() gp_barrier()
+#else
+#define NODE_BARRIER() _Pragma("omp barrier")
+#endif
+
+/* Thread tid's part of one token, nth threads: a barrier after every node. */
+static void token_share(struct model *m, int tid, int nth)
+{
+    for (int l = 0; l < m->layers; l++) {
+        if (tid == 0)
+            rms_norm(m->x, m->h, m->dim);
+        NODE_BARRIER();
+        matvec(m->wq, m->h, m->q, m->dim, m->dim, tid, nth);
+        NODE_BARRIER();
+        matvec(m->wk, m->h, m->k, m->dim, m->dim, tid, nth);
+        NODE_BARRIER();
+        matvec(m->wv, m->h, m->v, m->dim, m->dim, tid, nth);
+        NODE_BARRIER();
+        attention(m, tid, nth);
+        NODE_BARRIER();
+        matvec(m->wo, m->att, m->h, m->dim, m->dim, tid, nth);
+        NODE_BARRIER();
+        add_into(m->x, m->h, m->dim, tid, nth);
+        NODE_BARRIER();
+        if (tid == 0)
+            rms_norm(m->x, m->h, m->dim);
+        NODE_BARRIER();
+        matvec(m->wg, m->h, m->g, m->ffn, m->dim, tid, nth);
+        NODE_BARRIER();
+        matvec(m->wu, m->h, m->u, m->ffn, m->dim, tid, nth);
+        NODE_BARRIER();
+        gate(m->g, m->u, m->ffn, tid, nth);
+        NODE_BARRIER();
+        matvec(m->wd, m->g, m->h, m->dim, m->ffn, tid, nth);
+        NODE_BARRIER();
+        add_into(m->x, m->h, m->dim, tid, nth);
+        NODE_BARRIER();
+    }
+    if (tid == 0)
+        rms_norm(m->x, m->h, m->dim);
+    NODE_BARRIER();
+    matvec(m->head, m->h, m->logits, m->vocab, m->dim, tid, nth);
+    NODE_BARRIER();
+}
+
+#ifdef GRAPH_GGML_POOL
+static void token_pool(void *m, int tid, int nth) { token_share(m, tid, nth); }
+
+/* One token: one graph on the pool. */
+__attribute__((noinline)) static void token(struct model *m) { gp_compute(token_pool, m); }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+#else
+/* One token: one region (one call site), a barrier after every node. */
 __attribute__((noinline)) static void token(struct model *m)
 {
 #pragma omp parallel num_threads(m->team)
-    {
-        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        for (int l = 0; l < m->layers; l++) {
-            if (tid == 0)
-                rms_norm(m->x, m->h, m->dim);
-#pragma omp barrier
-            matvec(m->wq, m->h, m->q, m->dim, m->dim, tid, nth);
-#pragma omp barrier
-            matvec(m->wk, m->h, m->k, m->dim, m->dim, tid, nth);
-#pragma omp barrier
-            matvec(m->wv, m->h, m->v, m->dim, m->dim, tid, nth);
-#pragma omp barrier
-            attention(m, tid, nth);
-#pragma omp barrier
-            matvec(m->wo, m->att, m->h, m->dim, m->dim, tid, nth);
-#pragma omp barrier
-            add_into(m->x, m->h, m->dim, tid, nth);
-#pragma omp barrier
-            if (tid == 0)
-                rms_norm(m->x, m->h, m->dim);
-#pragma omp barrier
-            matvec(m->wg, m->h, m->g, m->ffn, m->dim, tid, nth);
-#pragma omp barrier
-            matvec(m->wu, m->h, m->u, m->ffn, m->dim, tid, nth);
-#pragma omp barrier
-            gate(m->g, m->u, m->ffn, tid, nth);
-#pragma omp barrier
-            matvec(m->wd, m->g, m->h, m->dim, m->ffn, tid, nth);
-#pragma omp barrier
-            add_into(m->x, m->h, m->dim, tid, nth);
-#pragma omp barrier
-        }
-        if (tid == 0)
-            rms_norm(m->x, m->h, m->dim);
-#pragma omp barrier
-        matvec(m->head, m->h, m->logits, m->vocab, m->dim, tid, nth);
-#pragma omp barrier
-    }
+    token_share(m, omp_get_thread_num(), omp_get_num_threads());
 }
+
+static double now_s(void) { return omp_get_wtime(); }
+#endif
 
 static int arg(int argc, char **argv, int *i, const char *name, int *out)
 {
@@ -256,7 +287,17 @@ int main(int argc, char **argv)
                       .heads = 8};
     const char *name = "large";
     int tokens = 32, apps = 1;
+#ifdef GRAPH_GGML_POOL
+    /* the pool's size: OMP_NUM_THREADS as the other builds read it (one
+     * number), else the CPUs this process may use */
+    m.team = (int)gp_env("OMP_NUM_THREADS", 0, 1, 1024);
+    if (m.team == 0) {
+        cpu_set_t set;
+        m.team = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+#else
     m.team = omp_get_max_threads();
+#endif
     for (int i = 1; i < argc; i++)
         if (!config(argc, argv, &i, &m, &name) && !arg(argc, argv, &i, "--layers", &m.layers) && !arg(argc, argv, &i, "--dim", &m.dim) &&
             !arg(argc, argv, &i, "--ffn", &m.ffn) && !arg(argc, argv, &i, "--vocab", &m.vocab) &&
@@ -274,6 +315,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "graph: --app-threads %d: at most 256\n", apps);
         return 2;
     }
+#ifdef GRAPH_GGML_POOL
+    if (apps != 1) {
+        fprintf(stderr, "graph: --app-threads %d: the ggml pool build runs one\n", apps);
+        return 2;
+    }
+    gp_start(m.team);
+#endif
     size_t dd = (size_t)m.dim * m.dim, df = (size_t)m.dim * m.ffn;
     float s = 1.0f / sqrtf((float)m.dim);
     m.wq = filled(dd, 1, s), m.wk = filled(dd, 2, s), m.wv = filled(dd, 3, s);
@@ -296,10 +344,10 @@ int main(int argc, char **argv)
         }
     }
     pthread_barrier_wait(&start);
-    double t0 = omp_get_wtime();
+    double t0 = now_s();
     for (int i = 0; i < apps; i++)
         pthread_join(th[i], NULL);
-    double dt = omp_get_wtime() - t0;
+    double dt = now_s() - t0;
     double sum = app[0].checksum;
     for (int i = 1; i < apps; i++)
         if (app[i].checksum != sum) {
@@ -312,6 +360,9 @@ int main(int argc, char **argv)
         free(all[i]);
     free(app);
     free(th);
+#ifdef GRAPH_GGML_POOL
+    gp_stop();
+#endif
     long total = (long)tokens * apps;
     printf("graph: %d application threads x %d threads, %d layers, %d nodes per token, "
            "%ld tokens: %.1f tok/s, %.1f us/token, checksum %.6e\n",
