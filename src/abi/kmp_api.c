@@ -50,6 +50,8 @@ BP_API void kmp_set_blocktime(int ms)
     int64_t ns = ms >= INT_MAX ? INT64_MAX : ms <= 0 ? 0 : (int64_t)ms * 1000000;
     /* relaxed: each wait reads it once when it starts */
     __atomic_store_n(&bp_config.spin_ns, ns, __ATOMIC_RELAXED);
+    /* relaxed: a hint each wait reads when it starts */
+    __atomic_store_n(&bp_config.spin_chosen, 1, __ATOMIC_RELAXED);
 }
 
 BP_API int kmp_get_blocktime(void)

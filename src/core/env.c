@@ -237,9 +237,9 @@ static void load_wait_policy(void)
     if (s == NULL)
         return;
     if (strcasecmp(s, "active") == 0)
-        bp_config.spin_ns = INT64_MAX;
+        bp_config.spin_ns = INT64_MAX, bp_config.spin_chosen = 1;
     else if (strcasecmp(s, "passive") == 0)
-        bp_config.spin_ns = 0;
+        bp_config.spin_ns = 0, bp_config.spin_chosen = 1;
     else
         bp_warn("OMP_WAIT_POLICY='%s' is neither ACTIVE nor PASSIVE; "
                 "using the default (spin, then sleep)", s);
@@ -252,7 +252,7 @@ static void load_spin(void)
     if (s == NULL)
         return;
     if (parse_int(s, 0, INT64_MAX / 1000, &v) == 0)
-        bp_config.spin_ns = v * 1000;
+        bp_config.spin_ns = v * 1000, bp_config.spin_chosen = 1;
     else if (bp_config.spin_ns == INT64_MAX)
         bp_warn("BUDDY_THREAD_POOL_SPIN_US='%s' is not a non-negative integer; "
                 "spinning without sleeping (OMP_WAIT_POLICY=active)", s);

@@ -60,6 +60,8 @@ struct bp_config {
     int cancellation;      /* OMP_CANCELLATION=true: cancel-var (cancel.c) */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
+    int spin_chosen;       /* spin_ns was chosen (OMP_WAIT_POLICY, BUDDY_THREAD_POOL_SPIN_US,
+                            * kmp_set_blocktime): waits do not adapt it (wait.c) */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
     int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind,
                             * or OMP_PLACES set and OMP_PROC_BIND not */

@@ -47,11 +47,47 @@
  * there; one after it changes the spin, not the pair, and each of the
  * sleeps that follow pays its membarrier.
  *
+ * A machine that is not ours alone. Spinning for 2 ms pays when the thread
+ * has its CPU to itself; when it is kept from its CPU (another program runs
+ * there, the cgroup's CPU quota throttles the process, a second process of
+ * the pool's kind shares the CPUs) the spin is paid for out of the time the
+ * process gets: under a quota every spinning microsecond is a microsecond
+ * of the team's budget gone, and the throttle then stops the thread doing
+ * the work too. So each thread watches how long it is kept from its CPU:
+ * the kernel counts the time a runnable thread waited in a run queue
+ * (including time throttled by a quota) in the second field of
+ * /proc/thread-self/schedstat. At most every BP_SAMPLE_EVERY_NS, and only
+ * at a clock read of a wait that did not end within its first round of
+ * reads, the thread reads that count; when it grew by at least
+ * BP_CONTENDED_PERMILLE of the wall time since the last reading, the thread
+ * is contended and its waits spin at most BP_CONTENDED_SPIN_NS (50 us)
+ * before they sleep; once it grows by no more than BP_QUIET_PERMILLE, the
+ * thread spins as before. The gap between the two keeps a thread near the
+ * line from flapping. Only the thread that is kept from its CPU spins less:
+ * a thread whose partner is preempted but whose own CPU is free keeps
+ * spinning (nobody else wants its CPU, and a sleep would add a wake-up to
+ * the partner's return).
+ *
+ * Why this cannot make an idle machine slower: there a thread that spins
+ * is never kept from its CPU (nothing else is runnable on it), its count
+ * does not grow, and its waits are today's; the reading costs one small
+ * file read per 10 ms of a thread's waiting, never on the path of a wait
+ * that ends within its first round of reads, the one a barrier or a fork
+ * takes on a quiet machine. A team larger than the CPUs (oversubscribed)
+ * is kept from its CPUs by itself, and then sleeps sooner too, which is
+ * what such a team wants. Where the file cannot be read (no /proc, a
+ * kernel without schedstats), waits are today's. A spin time that was
+ * chosen (OMP_WAIT_POLICY, BUDDY_THREAD_POOL_SPIN_US, kmp_set_blocktime)
+ * is never adapted.
+ *
  * What a wait costs (its spinning, its sleep, the wakes a setter issues) it
  * tells the listeners through the wait hooks (hooks.h); it keeps nothing
  * of theirs. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
 #if defined(__linux__) && !defined(BP_PORTABLE_PRIMS)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -160,6 +196,88 @@ enum {
     BP_TIMED_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep, at most */
 };
 
+enum {
+    BP_CONTENDED_SPIN_NS = 50 * 1000,      /* a contended thread's spin, at most */
+    BP_SAMPLE_EVERY_NS = 10 * 1000 * 1000, /* readings of the run-queue time, at most */
+    BP_SAMPLE_STALE_NS = 4 * BP_SAMPLE_EVERY_NS, /* an older reading starts afresh */
+    BP_CONTENDED_PERMILLE = 50, /* kept from the CPU 5% of the time: contended */
+    BP_QUIET_PERMILLE = 10,     /* 1% or less: quiet again */
+};
+
+int bp_contention_judge(int contended, int64_t delay_ns, int64_t wall_ns)
+{
+    if (wall_ns <= 0 || delay_ns < 0)
+        return contended;
+    int64_t permille = delay_ns > INT64_MAX / 1000 ? 1000 : delay_ns * 1000 / wall_ns;
+    return contended ? permille > BP_QUIET_PERMILLE : permille >= BP_CONTENDED_PERMILLE;
+}
+
+/* This thread's contention: its last reading of the run-queue time. */
+static _Thread_local struct {
+    int64_t next_ns;  /* the next reading, at the earliest; INT64_MAX: never */
+    int64_t wall_ns;  /* the last reading's clock (0: none yet) */
+    int64_t delay_ns; /* and its run-queue time */
+    int contended;
+} contention;
+
+/* The calling thread's time waiting in a run queue (ns), or -1. */
+static int64_t run_queue_ns(void)
+{
+#if defined(__linux__)
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[128];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *end;
+    strtoull(buf, &end, 10); /* the time on the CPU */
+    if (end == buf || *end != ' ')
+        return -1;
+    const char *second = end + 1;
+    unsigned long long v = strtoull(second, &end, 10);
+    return end == second || v > INT64_MAX ? -1 : (int64_t)v;
+#else
+    return -1;
+#endif
+}
+
+/* A reading at now, and the thread's state after it. */
+static int contention_sample(int64_t now)
+{
+    int64_t delay = run_queue_ns();
+    if (delay < 0) {
+        contention.next_ns = INT64_MAX; /* unreadable: waits stay as they are */
+        contention.contended = 0;
+        return 0;
+    }
+    if (contention.wall_ns > 0 && now - contention.wall_ns <= BP_SAMPLE_STALE_NS)
+        contention.contended = bp_contention_judge(contention.contended,
+                                                   delay - contention.delay_ns,
+                                                   now - contention.wall_ns);
+    contention.wall_ns = now;
+    contention.delay_ns = delay;
+    contention.next_ns = now + BP_SAMPLE_EVERY_NS;
+    return contention.contended;
+}
+
+int bp_wait_contended(void) { return contention.contended; }
+
+/* The spin before a sleep for this thread now: bp_config.spin_ns, or less
+ * while the thread is contended and the spin was not chosen. *adapt says
+ * whether it may change during the wait. */
+static int64_t wait_spin_ns(int *adapt)
+{
+    /* relaxed: kmp_set_blocktime may change them while threads wait */
+    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
+    *adapt = spin_ns > BP_CONTENDED_SPIN_NS &&
+             !__atomic_load_n(&bp_config.spin_chosen, __ATOMIC_RELAXED);
+    return *adapt && contention.contended ? BP_CONTENDED_SPIN_NS : spin_ns;
+}
+
 /* Has `value` reached `target`? Exactly, or (reached) at or past it in
  * wrapping order. */
 static inline int flag_done(uint32_t value, uint32_t target, int reached)
@@ -190,8 +308,8 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return 1;
-    /* relaxed: kmp_set_blocktime may change it while threads wait */
-    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
+    int adapt;
+    int64_t spin_ns = wait_spin_ns(&adapt);
     int oversubscribed =
         polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
@@ -231,6 +349,10 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
         int64_t now = bp_now_ns();
         if (start < 0)
             start = now;
+        if (adapt && now >= contention.next_ns)
+            spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
+                                             : __atomic_load_n(&bp_config.spin_ns,
+                                                               __ATOMIC_RELAXED);
         int64_t waited = now - start;
         if (waited >= spin_ns &&
             (watch == NULL || !atomic_load_explicit(watch, memory_order_relaxed)))
@@ -361,9 +483,10 @@ enum { BP_LOCK_BACKOFF_MAX = 128 }; /* pauses between reads, at most */
 
 int bp_lock_backoff(struct bp_lock_backoff *b)
 {
+    int adapt;
     if (b->backoff == 0) { /* the first call */
         bp_config_load(); /* a lock may be used before any region */
-        if (__atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED) == 0)
+        if (wait_spin_ns(&adapt) == 0)
             return 0;
         b->backoff = 1;
         b->yielding = polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
@@ -372,7 +495,7 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
         /* the clock once the reads are far apart: a read of it costs less
          * than the pauses between them */
         int64_t waited = bp_now_ns() - b->start_ns;
-        if (waited >= __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED))
+        if (waited >= wait_spin_ns(&adapt))
             return 0;
         if (waited >= BP_YIELD_AFTER_NS)
             b->yielding = 1;

@@ -55,6 +55,13 @@ void bp_flag_wake_sleepers(struct bp_flag *f);
 void bp_wait_choose(int spins);
 int bp_wait_asymmetric(void);
 
+/* Whether the calling thread is contended (kept from its CPU, wait.c):
+ * its waits then spin briefly before they sleep. */
+int bp_wait_contended(void);
+/* The rule: whether a thread is contended after a window of wall_ns in
+ * which it waited delay_ns in a run queue, given whether it was before. */
+int bp_contention_judge(int contended, int64_t delay_ns, int64_t wall_ns);
+
 /* In the child of fork(): make the portable futex (prim.h) usable again. */
 void bp_wait_fork_child(void);
 
