@@ -3,25 +3,45 @@
 for every runtime setting, side by side.
 
   contention.py BUILD_DIR [--bench graph|decode] [--rounds N] [--threads N]
-                [--config SHAPE] [--tokens N] [--base BUILD_DIR] [--out FILE]
+                [--config SHAPE] [--tokens N] [--loads L,L,...] [--base BUILD_DIR]
+                [--out FILE]
 
 --bench graph (the default) runs bench/graph (llama.cpp's shape: one region
 per token, a barrier after every node) at --config small, medium or large;
 --bench decode runs bench/decode (a Qwen3-shaped decoder, one region per
 operation) at --config tiny, small or default.
 
-Three loads: none, one CPU-bound process of another program pinned to the
-last allowed CPU, and one such process on every allowed CPU. Under each
-load the settings alternate round by round: buddypool as it places its
-threads by default, buddypool with OMP_PROC_BIND=true (the application
-thread bound too), libgomp and libomp at their defaults and at their
-active-wait settings, and libgomp with OMP_PROC_BIND=true. Prints a
-markdown table of tokens/s (median and best over the rounds) and each
-setting's ratio to the best peer under the same load; the graph's logits
-checksum, or the decoder's generated tokens, must agree across settings.
+The loads (--loads picks some, by name):
+  idle    nothing else runs;
+  first   a CPU-bound process of another program pinned to the first
+          allowed CPU;
+  last    the same on the last allowed CPU;
+  every   one such process on every allowed CPU;
+  quota   the benchmark in a cgroup whose CPU quota is the team size less
+          half a CPU (needs root; skipped, saying why, where no cgroup can be
+          made: bench/cgroup.py);
+  copy    two copies of the same setting at once (two inference processes
+          sharing the machine); a round's figure is the mean of the two.
+Under each load the settings alternate round by round, in a rotating order:
+buddypool at its defaults; libgomp at its default, OMP_WAIT_POLICY=active
+and OMP_PROC_BIND=true; libomp at its default and KMP_BLOCKTIME=infinite;
+and for the graph, llama.cpp's own pool (graph-ggmlpool: its default, no
+polling, and the yielding barrier of older ggml). Every run gets
+OMP_NUM_THREADS=--threads (the allowed CPUs by default).
 
---base BUILD_DIR adds that build's buddypool (another commit's, say) at both
-of buddypool's settings, alternating with the rest, to measure a change.
+Prints a markdown table per load: tokens/s median, the spread (least and
+most, and the quartiles), each setting's median over the best peer
+setting's (the peers' best under the same load), and the medians of the
+first and second half of the rounds (how stable the median is). The graph's
+logits checksum, or the decoder's generated tokens, must agree across
+settings.
+
+A setting whose run takes more than --slow seconds (20) under a load runs
+only once there (libomp's default with every CPU busy took minutes a run):
+its row says so, and it is far from the best peer.
+
+--base BUILD_DIR adds that build's buddypool (another commit's, say),
+alternating with the rest, to measure a change.
 """
 import argparse
 import os
@@ -31,25 +51,34 @@ import subprocess
 import sys
 import time
 
+import cgroup
+
 RESULT = re.compile(r"^RESULT (graph|decode) (.*)$", re.M)
 # per benchmark: the shapes, the default shape and tokens, the figure read
-# (tokens/s) and the output that must agree across runtimes
+# (tokens/s) and the output that must agree across runtimes. The tokens make
+# a run last about 0.2 s idle, so that the two copies of the copy load run
+# side by side for most of their time (with 32 graph tokens the second copy
+# started when the first was half done).
 BENCHES = {
-    "graph": (["small", "medium", "large"], "small", 64, "tok_s", "checksum"),
-    "decode": (["tiny", "small", "default"], "tiny", 1000, "decode_tok_s", "tokens"),
+    "graph": (["small", "medium", "large"], "small", 256, "tok_s", "checksum"),
+    "decode": (["tiny", "small", "default"], "tiny", 3000, "decode_tok_s", "tokens"),
 }
+# (label, program suffix, environment, benchmarks it runs; None: all)
 SETTINGS = [
-    ("buddypool", "buddypool", {}),
-    ("buddypool OMP_PROC_BIND=true", "buddypool", {"OMP_PROC_BIND": "true"}),
-    ("libgomp", "libgomp", {}),
-    ("libgomp OMP_WAIT_POLICY=active", "libgomp", {"OMP_WAIT_POLICY": "active"}),
-    ("libgomp OMP_PROC_BIND=true", "libgomp", {"OMP_PROC_BIND": "true"}),
-    ("libomp", "libomp", {}),
-    ("libomp KMP_BLOCKTIME=infinite", "libomp", {"KMP_BLOCKTIME": "infinite"}),
+    ("buddypool", "buddypool", {}, None),
+    ("libgomp", "libgomp", {}, None),
+    ("libgomp OMP_WAIT_POLICY=active", "libgomp", {"OMP_WAIT_POLICY": "active"}, None),
+    ("libgomp OMP_PROC_BIND=true", "libgomp", {"OMP_PROC_BIND": "true"}, None),
+    ("libomp", "libomp", {}, None),
+    ("libomp KMP_BLOCKTIME=infinite", "libomp", {"KMP_BLOCKTIME": "infinite"}, None),
+    ("ggml pool", "ggmlpool", {}, ("graph",)),
+    ("ggml pool GRAPH_GGML_POLL=0", "ggmlpool", {"GRAPH_GGML_POLL": "0"}, ("graph",)),
+    ("ggml pool GRAPH_GGML_YIELD=1000", "ggmlpool", {"GRAPH_GGML_YIELD": "1000"}, ("graph",)),
 ]
+LOADS = ["idle", "first", "last", "every", "quota", "copy"]
 SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "KMP_BLOCKTIME",
          "GOMP_SPINCOUNT", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_SPIN_US",
-         "BUDDY_THREAD_POOL_THREADS"]
+         "BUDDY_THREAD_POOL_THREADS", "GRAPH_GGML_POLL", "GRAPH_GGML_YIELD"]
 
 
 def hogs(cpus):
@@ -68,22 +97,95 @@ def bench_prog(build, bench, suffix):
     return os.path.join(build, "bench", bench, bench + "-" + suffix)
 
 
-def run(prog, env_extra, threads, shape, tokens, extra_args=(), preexec=None):
-    """One run of prog (threads None: its default team; preexec: called in
-    the child before it starts); its RESULT line's fields."""
+def start(prog, env_extra, threads, shape, tokens, extra_args=(), preexec=None):
+    """Start one run of prog (threads None: its default team; preexec: called
+    in the child before it starts)."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
     env.update(env_extra)
     if threads is not None:
         env["OMP_NUM_THREADS"] = str(threads)
-    p = subprocess.run([prog, "--config", shape, "--tokens", str(tokens)] + list(extra_args),
-                       env=env, capture_output=True, text=True, timeout=600,
-                       preexec_fn=preexec)
+    return subprocess.Popen([prog, "--config", shape, "--tokens", str(tokens)] +
+                            list(extra_args), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
+
+
+def finish(p, prog):
+    """A started run's RESULT line's fields."""
+    try:
+        out, err = p.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        sys.exit("contention.py: %s ran past 600 s" % prog)
     if p.returncode != 0:
-        sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, p.stderr[-2000:]))
-    m = RESULT.search(p.stdout)
+        sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, err[-2000:]))
+    m = RESULT.search(out)
     if m is None:
         sys.exit("contention.py: %s printed no RESULT line" % prog)
     return dict(kv.split("=", 1) for kv in m.group(2).split())
+
+
+def run(prog, env_extra, threads, shape, tokens, extra_args=(), preexec=None):
+    """One run of prog; its RESULT line's fields."""
+    return finish(start(prog, env_extra, threads, shape, tokens, extra_args, preexec), prog)
+
+
+class Load:
+    """A load on the machine while the settings run: busy processes pinned to
+    cpus, a cgroup with a CPU quota (quota CPUs), or a second copy."""
+
+    def __init__(self, name, label, cpus=(), quota=None, copies=1):
+        self.name, self.label, self.cpus, self.quota, self.copies = name, label, cpus, quota, copies
+        self.procs, self.cg = [], None
+
+    def __enter__(self):
+        if self.quota is not None:
+            self.cg = cgroup.make_cgroup()  # raises cgroup.Unavailable
+            self.cg.quota(self.quota)
+        self.procs = hogs(self.cpus)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        if self.cg is not None:
+            self.cg.remove()
+
+    def measure(self, prog, env, threads, shape, tokens):
+        """One round's figures of prog under this load: one run's fields, or
+        each copy's."""
+        pre = self.cg.enter if self.cg is not None else None
+        ps = [start(prog, env, threads, shape, tokens, preexec=pre) for _ in range(self.copies)]
+        return [finish(p, prog) for p in ps]
+
+
+def loads_for(names, allowed, threads):
+    out = []
+    for name in names:
+        if name == "idle":
+            out.append(Load(name, "idle"))
+        elif name == "first":
+            out.append(Load(name, "a busy loop on CPU %d (first)" % allowed[0], [allowed[0]]))
+        elif name == "last":
+            out.append(Load(name, "a busy loop on CPU %d (last)" % allowed[-1], [allowed[-1]]))
+        elif name == "every":
+            out.append(Load(name, "a busy loop on every CPU", allowed))
+        elif name == "quota":
+            q = max(threads - 0.5, 0.5)
+            out.append(Load(name, "a CPU quota of %g CPUs" % q, quota=q))
+        elif name == "copy":
+            out.append(Load(name, "a second copy at once", copies=2))
+    return out
+
+
+def quartiles(v):
+    """The first and third quartiles of v (the median of each half)."""
+    v = sorted(v)
+    h = len(v) // 2
+    if h == 0:
+        return v[0], v[0]
+    return statistics.median(v[:h]), statistics.median(v[-h:])
 
 
 def main():
@@ -95,7 +197,11 @@ def main():
     ap.add_argument("--config", default=None,
                     help="graph: small, medium, large; decode: tiny, small, default")
     ap.add_argument("--tokens", type=int, default=None,
-                    help="tokens per run (graph: 64, decode: 1000)")
+                    help="tokens per run (graph: 256, decode: 3000)")
+    ap.add_argument("--loads", default=",".join(LOADS),
+                    help="some of " + ", ".join(LOADS))
+    ap.add_argument("--slow", type=float, default=20,
+                    help="a setting whose run under a load takes longer (s) runs once there")
     ap.add_argument("--base", default=None,
                     help="another build whose buddypool runs beside this one's")
     ap.add_argument("--out", default=None)
@@ -108,68 +214,109 @@ def main():
                                                                  ", ".join(shapes)))
     if args.rounds < 1 or args.tokens < 1:
         sys.exit("contention.py: --rounds and --tokens need at least 1")
+    names = args.loads.split(",")
+    for n in names:
+        if n not in LOADS:
+            sys.exit("contention.py: --loads: '%s' is not one of %s" % (n, ", ".join(LOADS)))
     allowed = sorted(os.sched_getaffinity(0))
     threads = args.threads or len(allowed)
     if threads < 1:
         sys.exit("contention.py: --threads %d: need at least 1" % threads)
     # (label, build directory, program suffix, environment)
-    settings = [(label, args.build, suffix, env) for label, suffix, env in SETTINGS]
+    settings = [(label, args.build, suffix, env) for label, suffix, env, benches in SETTINGS
+                if benches is None or args.bench in benches]
     if args.base:
         if not os.path.exists(bench_prog(args.base, args.bench, "buddypool")):
             sys.exit("contention.py: --base %s: no %s there" %
                      (args.base, bench_prog(args.base, args.bench, "buddypool")))
-        settings[2:2] = [("base " + label, args.base, suffix, env)
-                         for label, suffix, env in SETTINGS if suffix == "buddypool"]
-    loads = [("idle", []), ("one CPU busy (CPU %d)" % allowed[-1], [allowed[-1]]),
-             ("every CPU busy", allowed)]
-    data, sums = {}, {}
-    for load, cpus in loads:
-        procs = hogs(cpus)
+        settings[1:1] = [("base buddypool", args.base, "buddypool", {})]
+    settings = [s for s in settings if os.path.exists(bench_prog(s[1], args.bench, s[2]))]
+    loads = loads_for(names, allowed, threads)
+    data, sums, skipped, slow = {}, {}, {}, {}
+    for load in loads:
         try:
-            for r in range(args.rounds):
-                k = r % len(settings)
-                for label, build, suffix, env in settings[k:] + settings[:k]:
-                    prog = bench_prog(build, args.bench, suffix)
-                    if not os.path.exists(prog):
-                        continue
-                    res = run(prog, env, threads, args.config, args.tokens)
-                    data.setdefault((load, label), []).append(float(res[figure]))
-                    sums.setdefault(load, set()).add(res[agree])
-                print("%s: round %d of %d done" % (load, r + 1, args.rounds), file=sys.stderr)
-        finally:
-            for p in procs:
-                p.kill()
-                p.wait()
-    lines = ["%s benchmark, shape %s, %d tokens, %d threads, %d rounds per load, settings "
-             "alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
-             "--tokens %d%s`" %
+            with load:
+                for r in range(args.rounds):
+                    k = r % len(settings)
+                    for label, build, suffix, env in settings[k:] + settings[:k]:
+                        if (load.name, label) in slow:
+                            continue
+                        prog = bench_prog(build, args.bench, suffix)
+                        t0 = time.time()
+                        res = load.measure(prog, env, threads, args.config, args.tokens)
+                        if time.time() - t0 > args.slow:
+                            slow[(load.name, label)] = time.time() - t0
+                        data.setdefault((load.name, label), []).append(
+                            statistics.mean(float(x[figure]) for x in res))
+                        for x in res:
+                            sums.setdefault(load.name, set()).add(x[agree])
+                    print("%s: round %d of %d done" % (load.label, r + 1, args.rounds),
+                          file=sys.stderr)
+        except cgroup.Unavailable as e:
+            skipped[load.name] = str(e)
+            print("contention.py: %s skipped: %s" % (load.label, e), file=sys.stderr)
+        # the table so far, so that an interrupted run keeps its loads
+        emit(table(args, threads, settings, loads, data, sums, skipped, slow), args.out,
+             quiet=load is not loads[-1])
+
+
+def table(args, threads, settings, loads, data, sums, skipped, slow):
+    """The markdown lines of the measurements so far."""
+    figure_agree = BENCHES[args.bench][4]
+    lines = ["%s benchmark, shape %s, %d tokens a run, %d threads, %d rounds per load, "
+             "settings alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
+             "--tokens %d --loads %s --slow %g%s`" %
              (args.bench, args.config, args.tokens, threads, args.rounds, args.build, args.bench,
-              args.rounds, args.config, args.tokens,
+              args.rounds, args.config, args.tokens, args.loads, args.slow,
               " --base %s" % args.base if args.base else ""), "",
-             "| load | runtime | tok/s median | best | ratio to best peer (medians) |",
-             "| --- | --- | --- | --- | --- |"]
-    for load, _ in loads:
-        rows = [(label, data.get((load, label))) for label, _, _, _ in settings]
+             "| load | runtime | tok/s median | least - most | quartiles | over the best peer "
+             "| first half, second half |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    summary = []
+    for load in loads:
+        if load.name in skipped:
+            lines.append("| %s | skipped: %s | | | | | |" % (load.label, skipped[load.name]))
+            continue
+        rows = [(label, data.get((load.name, label))) for label, _, _, _ in settings]
         rows = [(l, v) for l, v in rows if v]
-        peers = [statistics.median(v) for l, v in rows if not l.startswith(("buddypool", "base"))]
-        best = max(peers) if peers else None
+        if not rows:
+            continue
+        peers = [(statistics.median(v), l) for l, v in rows
+                 if not l.startswith(("buddypool", "base"))]
+        best, best_label = max(peers) if peers else (None, None)
         for label, v in rows:
             med = statistics.median(v)
-            lines.append("| %s | %s | %.1f | %.1f | %s |" % (
-                load, label, med, max(v), "%.2fx" % (med / best) if best else "-"))
+            q1, q3 = quartiles(v)
+            h = len(v) // 2
+            halves = ("%.0f, %.0f" % (statistics.median(v[:h]), statistics.median(v[h:]))
+                      if h else "-")
+            note = (" (1 round: it took %.0f s)" % slow[(load.name, label)]
+                    if (load.name, label) in slow and len(v) == 1 else "")
+            lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s |" % (
+                load.label, label, note, med, min(v), max(v), q1, q3,
+                "%.2fx" % (med / best) if best else "-", halves))
+            if label == "buddypool" and best:
+                summary.append("%s: buddypool %.2fx the best peer (%s)" %
+                               (load.label, med / best, best_label))
     lines.append("")
-    for load, _ in loads:
-        what = "Logits checksum" if agree == "checksum" else "Generated tokens"
+    lines += summary
+    lines.append("")
+    for load in loads:
+        if load.name in skipped or load.name not in sums:
+            continue
+        what = "Logits checksum" if figure_agree == "checksum" else "Generated tokens"
         lines.append("%s identical across settings (%s): %s" %
-                     (what, load, "yes" if len(sums.get(load, ())) == 1 else
-                      "NO: %s" % sorted(v[:60] for v in sums[load])))
-    emit(lines, args.out)
+                     (what, load.label, "yes" if len(sums[load.name]) == 1 else
+                      "NO: %s" % sorted(v[:60] for v in sums[load.name])))
+    return lines
 
 
-def emit(lines, out):
-    """Print a table's lines, and write them to the file out when given."""
+def emit(lines, out, quiet=False):
+    """Print a table's lines (unless quiet), and write them to the file out
+    when given."""
     text = "\n".join(lines)
-    print(text)
+    if not quiet:
+        print(text)
     if out:
         with open(out, "w") as f:
             f.write(text + "\n")

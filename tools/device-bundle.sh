@@ -59,14 +59,15 @@ for prog in "$out/bench/overhead/overhead-libomp" "$out/bench/overhead/overhead-
         cp -L "$lib" "$out/lib/"
     done
 done
-cp "$here/bench/compare.py" "$here/bench/contention.py" "$here/bench/teams.py" "$out/"
+cp "$here/bench/compare.py" "$here/bench/contention.py" "$here/bench/teams.py" \
+   "$here/bench/cgroup.py" "$out/"
 # every runtime's programs and both peer libraries, or no bundle
 missing=
 for p in overhead/overhead-buddypool overhead/overhead-gcc-buddypool overhead/overhead-libomp \
          overhead/overhead-libgomp decode/decode-buddypool decode/decode-gcc-buddypool \
          decode/decode-libomp decode/decode-libgomp idle/idle-buddypool idle/idle-libomp \
          idle/idle-libgomp graph/graph-buddypool graph/graph-gcc-buddypool graph/graph-libomp \
-         graph/graph-libgomp; do
+         graph/graph-libgomp graph/graph-ggmlpool; do
     [ -x "$out/bench/$p" ] || missing="$missing bench/$p"
 done
 for l in libomp.so.5 libgomp.so.1; do
