@@ -37,8 +37,10 @@ logits checksum, or the decoder's generated tokens, must agree across
 settings.
 
 A setting whose run takes more than --slow seconds (20) under a load runs
-only once there (libomp's default with every CPU busy took minutes a run):
-its row says so, and it is far from the best peer.
+only once there, and a run is stopped after 3 x --slow seconds, its figure
+then the tokens over that time, more than it would have reached (libomp's
+default with a CPU busy took minutes a run): its row says so, and it is far
+from the best peer.
 
 --base BUILD_DIR adds that build's buddypool (another commit's, say),
 alternating with the rest, to measure a change.
@@ -109,13 +111,16 @@ def start(prog, env_extra, threads, shape, tokens, extra_args=(), preexec=None):
                             stderr=subprocess.PIPE, text=True, preexec_fn=preexec)
 
 
-def finish(p, prog):
-    """A started run's RESULT line's fields."""
+def finish(p, prog, limit=None):
+    """A started run's RESULT line's fields; None when it ran past limit
+    seconds (then it is stopped; without a limit, 600 s is an error)."""
     try:
-        out, err = p.communicate(timeout=600)
+        out, err = p.communicate(timeout=limit or 600)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
+        if limit:
+            return None
         sys.exit("contention.py: %s ran past 600 s" % prog)
     if p.returncode != 0:
         sys.exit("contention.py: %s failed (exit %d): %s" % (prog, p.returncode, err[-2000:]))
@@ -152,12 +157,12 @@ class Load:
         if self.cg is not None:
             self.cg.remove()
 
-    def measure(self, prog, env, threads, shape, tokens):
+    def measure(self, prog, env, threads, shape, tokens, limit):
         """One round's figures of prog under this load: one run's fields, or
-        each copy's."""
+        each copy's; None for a run stopped after limit seconds."""
         pre = self.cg.enter if self.cg is not None else None
         ps = [start(prog, env, threads, shape, tokens, preexec=pre) for _ in range(self.copies)]
-        return [finish(p, prog) for p in ps]
+        return [finish(p, prog, limit) for p in ps]
 
 
 def loads_for(names, allowed, threads):
@@ -243,13 +248,18 @@ def main():
                             continue
                         prog = bench_prog(build, args.bench, suffix)
                         t0 = time.time()
-                        res = load.measure(prog, env, threads, args.config, args.tokens)
-                        if time.time() - t0 > args.slow:
-                            slow[(load.name, label)] = time.time() - t0
-                        data.setdefault((load.name, label), []).append(
-                            statistics.mean(float(x[figure]) for x in res))
+                        res = load.measure(prog, env, threads, args.config, args.tokens,
+                                           args.slow * 3)
+                        took = time.time() - t0
+                        if took > args.slow:
+                            slow[(load.name, label)] = (took, None in res)
+                        # a stopped run: at most its tokens over the time it had
+                        data.setdefault((load.name, label), []).append(statistics.mean(
+                            float(x[figure]) if x is not None else args.tokens / (args.slow * 3)
+                            for x in res))
                         for x in res:
-                            sums.setdefault(load.name, set()).add(x[agree])
+                            if x is not None:
+                                sums.setdefault(load.name, set()).add(x[agree])
                     print("%s: round %d of %d done" % (load.label, r + 1, args.rounds),
                           file=sys.stderr)
         except cgroup.Unavailable as e:
@@ -290,8 +300,11 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
             h = len(v) // 2
             halves = ("%.0f, %.0f" % (statistics.median(v[:h]), statistics.median(v[h:]))
                       if h else "-")
-            note = (" (1 round: it took %.0f s)" % slow[(load.name, label)]
-                    if (load.name, label) in slow and len(v) == 1 else "")
+            note = ""
+            if (load.name, label) in slow and len(v) == 1:
+                took, stopped = slow[(load.name, label)]
+                note = (" (1 round, stopped after %.0f s: at most the rate shown)" % took
+                        if stopped else " (1 round: it took %.0f s)" % took)
             lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s |" % (
                 load.label, label, note, med, min(v), max(v), q1, q3,
                 "%.2fx" % (med / best) if best else "-", halves))
