@@ -43,7 +43,8 @@ default with a CPU busy took minutes a run): its row says so, and it is far
 from the best peer.
 
 --base BUILD_DIR adds that build's buddypool (another commit's, say),
-alternating with the rest, to measure a change.
+alternating with the rest, to measure a change; --no-peers leaves the
+other runtimes out.
 """
 import argparse
 import os
@@ -209,6 +210,8 @@ def main():
                     help="a setting whose run under a load takes longer (s) runs once there")
     ap.add_argument("--base", default=None,
                     help="another build whose buddypool runs beside this one's")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="buddypool only (with --base: the two builds side by side)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     shapes, shape0, tokens0, figure, agree = BENCHES[args.bench]
@@ -235,6 +238,8 @@ def main():
             sys.exit("contention.py: --base %s: no %s there" %
                      (args.base, bench_prog(args.base, args.bench, "buddypool")))
         settings[1:1] = [("base buddypool", args.base, "buddypool", {})]
+    if args.no_peers:
+        settings = [s for s in settings if s[2] == "buddypool"]
     settings = [s for s in settings if os.path.exists(bench_prog(s[1], args.bench, s[2]))]
     loads = loads_for(names, allowed, threads)
     data, sums, skipped, slow = {}, {}, {}, {}
@@ -275,10 +280,11 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
     figure_agree = BENCHES[args.bench][4]
     lines = ["%s benchmark, shape %s, %d tokens a run, %d threads, %d rounds per load, "
              "settings alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
-             "--tokens %d --loads %s --slow %g%s`" %
+             "--tokens %d --loads %s --slow %g%s%s`" %
              (args.bench, args.config, args.tokens, threads, args.rounds, args.build, args.bench,
               args.rounds, args.config, args.tokens, args.loads, args.slow,
-              " --base %s" % args.base if args.base else ""), "",
+              " --base %s" % args.base if args.base else "",
+              " --no-peers" if args.no_peers else ""), "",
              "| load | runtime | tok/s median | least - most | quartiles | over the best peer "
              "| first half, second half |",
              "| --- | --- | --- | --- | --- | --- | --- |"]

@@ -212,13 +212,16 @@ int bp_contention_judge(int contended, int64_t delay_ns, int64_t wall_ns)
     return contended ? permille > BP_QUIET_PERMILLE : permille >= BP_CONTENDED_PERMILLE;
 }
 
-/* This thread's contention: its last reading of the run-queue time. */
+/* How this thread waits: one thread-local object, so that a wait finds
+ * all of it from one address (in a shared library each thread-local
+ * variable's address is a call). */
 static _Thread_local struct {
+    int polite;       /* always yields while it waits (bp_wait_set_polite) */
+    int contended;    /* kept from its CPU: spins BP_CONTENDED_SPIN_NS */
     int64_t next_ns;  /* the next reading, at the earliest; INT64_MAX: never */
     int64_t wall_ns;  /* the last reading's clock (0: none yet) */
     int64_t delay_ns; /* and its run-queue time */
-    int contended;
-} contention;
+} self;
 
 /* The calling thread's time waiting in a run queue (ns), or -1. */
 static int64_t run_queue_ns(void)
@@ -250,32 +253,32 @@ static int contention_sample(int64_t now)
 {
     int64_t delay = run_queue_ns();
     if (delay < 0) {
-        contention.next_ns = INT64_MAX; /* unreadable: waits stay as they are */
-        contention.contended = 0;
+        self.next_ns = INT64_MAX; /* unreadable: waits stay as they are */
+        self.contended = 0;
         return 0;
     }
-    if (contention.wall_ns > 0 && now - contention.wall_ns <= BP_SAMPLE_STALE_NS)
-        contention.contended = bp_contention_judge(contention.contended,
-                                                   delay - contention.delay_ns,
-                                                   now - contention.wall_ns);
-    contention.wall_ns = now;
-    contention.delay_ns = delay;
-    contention.next_ns = now + BP_SAMPLE_EVERY_NS;
-    return contention.contended;
+    if (self.wall_ns > 0 && now - self.wall_ns <= BP_SAMPLE_STALE_NS)
+        self.contended = bp_contention_judge(self.contended,
+                                                   delay - self.delay_ns,
+                                                   now - self.wall_ns);
+    self.wall_ns = now;
+    self.delay_ns = delay;
+    self.next_ns = now + BP_SAMPLE_EVERY_NS;
+    return self.contended;
 }
 
-int bp_wait_contended(void) { return contention.contended; }
+int bp_wait_contended(void) { return self.contended; }
 
 /* The spin before a sleep for this thread now: bp_config.spin_ns, or less
  * while the thread is contended and the spin was not chosen. *adapt says
  * whether it may change during the wait. */
-static int64_t wait_spin_ns(int *adapt)
+static inline __attribute__((always_inline)) int64_t wait_spin_ns(int *adapt)
 {
     /* relaxed: kmp_set_blocktime may change them while threads wait */
     int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
     *adapt = spin_ns > BP_CONTENDED_SPIN_NS &&
              !__atomic_load_n(&bp_config.spin_chosen, __ATOMIC_RELAXED);
-    return *adapt && contention.contended ? BP_CONTENDED_SPIN_NS : spin_ns;
+    return *adapt && self.contended ? BP_CONTENDED_SPIN_NS : spin_ns;
 }
 
 /* Has `value` reached `target`? Exactly, or (reached) at or past it in
@@ -286,9 +289,8 @@ static inline int flag_done(uint32_t value, uint32_t target, int reached)
 }
 
 _Atomic int bp_oversubscribed;
-static _Thread_local int polite; /* this thread always yields while it waits */
 
-void bp_wait_set_polite(int p) { polite = p; }
+void bp_wait_set_polite(int p) { self.polite = p; }
 
 /* The wait. With a watch word (tasks: bp_flag_wait_poll), each read that
  * finds the flag unchanged also reads *watch, and while it is non-zero
@@ -308,10 +310,11 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
         return 1;
-    int adapt;
-    int64_t spin_ns = wait_spin_ns(&adapt);
+    /* relaxed: kmp_set_blocktime may change it while threads wait */
+    int64_t spin_ns = __atomic_load_n(&bp_config.spin_ns, __ATOMIC_RELAXED);
+    int adapt = -1; /* decided at the first clock read: off the quick path */
     int oversubscribed =
-        polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        self.polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
     int yielding = oversubscribed;
     /* The clock is first read after one round of reads (a flag that is set
      * within that round is seen without the delay of a clock read); when
@@ -349,7 +352,9 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
         int64_t now = bp_now_ns();
         if (start < 0)
             start = now;
-        if (adapt && now >= contention.next_ns)
+        if (adapt < 0)
+            spin_ns = wait_spin_ns(&adapt);
+        if (adapt && now >= self.next_ns)
             spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
                                              : __atomic_load_n(&bp_config.spin_ns,
                                                                __ATOMIC_RELAXED);
@@ -489,7 +494,7 @@ int bp_lock_backoff(struct bp_lock_backoff *b)
         if (wait_spin_ns(&adapt) == 0)
             return 0;
         b->backoff = 1;
-        b->yielding = polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
+        b->yielding = self.polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
         b->start_ns = bp_now_ns();
     } else if (b->backoff == BP_LOCK_BACKOFF_MAX) {
         /* the clock once the reads are far apart: a read of it costs less
