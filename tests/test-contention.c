@@ -9,11 +9,16 @@
  * the same CPU waits for a flag that a setter sets every 2 ms. The kernel
  * shares the CPU between the two, so the waiter is kept from it about half
  * the time: it must become contended, and then a wait that lasts 1 ms (half
- * the default spin of 2 ms) must go to sleep, which the setter sees in the
- * flag's sleeper count. With the busy thread stopped the waiter must become
+ * the default spin of 2 ms) must go to sleep (at least 4 of 40 such
+ * waits; 0 of 300 sleep with the spin chosen, below), which the setter sees in the flag's sleeper count (registered
+ * for the last 200 us of the wait). With the busy thread stopped the waiter must become
  * quiet again. Run alone (RUN_SERIAL): another test on the same CPU would
  * keep the waiter from it too. Skips (77) where the kernel does not offer
- * /proc/thread-self/schedstat. Not timed: the times above are the rule's,
+ * /proc/thread-self/schedstat.
+ *
+ * `test-contention chosen` runs the shared-CPU phase with
+ * BUDDY_THREAD_POOL_SPIN_US=2000 set: a chosen spin is never adapted, so
+ * the waiter must not become contended and no 1 ms wait may sleep. Not timed: the times above are the rule's,
  * the test waits for each outcome up to seconds. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +26,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,8 +92,14 @@ static void check_rule(void)
     CHECK_EQ(bp_contention_judge(1, -ms, 10 * ms), 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int chosen = argc > 1 && strcmp(argv[1], "chosen") == 0;
+    if (chosen) {
+        setenv("BUDDY_THREAD_POOL_SPIN_US", "2000", 1);
+        bp_config_load();
+        CHECK_EQ(bp_config.spin_chosen, 1);
+    }
     check_rule();
     printf("the rule: ok\n");
     int fd = open("/proc/thread-self/schedstat", O_RDONLY);
@@ -117,15 +130,30 @@ int main(void)
     int64_t t0 = now_ns();
     int sleeps_in_short_waits = 0, short_waits = 0;
     /* Phase 0, the CPU shared: contended within seconds; then waits of
-     * 1 ms sleep. */
+     * 1 ms sleep. With a chosen spin: 300 waits of 1 ms, none contended,
+     * none asleep. */
     while (now_ns() - t0 < 5000000000LL &&
-           (!atomic_load(&contended_seen) || short_waits < 20)) {
-        int64_t gap = atomic_load(&contended_seen) ? 1000000 : 2000000, s = now_ns();
-        int slept = 0;
-        while (now_ns() - s < gap)
-            if (atomic_load_explicit(&flag.sleepers, memory_order_relaxed) > 0)
-                slept = 1;
-        if (atomic_load(&contended_seen)) {
+           (chosen ? short_waits < 300 : !atomic_load(&contended_seen) || short_waits < 40)) {
+        int64_t gap = chosen || atomic_load(&contended_seen) ? 1000000 : 2000000, s = now_ns();
+        /* asleep: a sleeper registered for the last 200 us of the gap
+         * without a break (a waiter preempted for longer than its spin
+         * registers for an instant at its next clock read, reads the flag
+         * again and leaves: that is not a sleep). Not counted: a gap in
+         * which the setter itself was kept from its CPU for 100 us or more
+         * (another program on the machine), since it lasted longer than it
+         * says; and one that never saw the count at 0, since the sleeper
+         * then is the last gap's, woken but not yet back on its CPU. */
+        int64_t since = -2, t, last = s, step = 0;
+        while ((t = now_ns()) - s < gap) {
+            step = t - last > step ? t - last : step;
+            last = t;
+            if (atomic_load_explicit(&flag.sleepers, memory_order_relaxed) == 0)
+                since = -1;
+            else if (since == -1)
+                since = t;
+        }
+        int slept = since >= 0 && t - since >= 200000;
+        if ((chosen || atomic_load(&contended_seen)) && step < 100000 && since != -2) {
             short_waits++;
             sleeps_in_short_waits += slept;
         }
@@ -133,8 +161,23 @@ int main(void)
     }
     printf("shared CPU: contended %d; %d of %d waits of 1 ms slept\n",
            atomic_load(&contended_seen), sleeps_in_short_waits, short_waits);
+    if (chosen) {
+        CHECK_EQ(atomic_load(&contended_seen), 0);
+        CHECK_GE(short_waits, 100);
+        CHECK_EQ(sleeps_in_short_waits, 0);
+        atomic_store(&hog_on, 0);
+        pthread_join(h, NULL);
+        atomic_store(&stop, 1);
+        bp_flag_set(&flag, ++k);
+        pthread_join(w, NULL);
+        printf("ok\n");
+        return 0;
+    }
     CHECK_EQ(atomic_load(&contended_seen), 1);
-    CHECK_GE(sleeps_in_short_waits, 1);
+    CHECK_GE(short_waits, 40);
+    /* a waiter that the busy thread keeps from the CPU for the whole gap
+     * neither spins nor sleeps: 40-100% of the gaps end with it asleep */
+    CHECK_GE(sleeps_in_short_waits * 10, short_waits);
     /* Phase 1, the CPU the waiter's own again: quiet within seconds. */
     atomic_store(&hog_on, 0);
     pthread_join(h, NULL);
