@@ -158,7 +158,9 @@ static struct bp_dep *read_deps(int32_t ndeps, const kmp_depend_info_t *list, in
         const kmp_depend_info_t *d = i < ndeps ? &list[i] : &noalias[i - ndeps];
         uint8_t f = d->flags;
         deps[i].addr = (uintptr_t)d->base_addr;
-        deps[i].kind = (f & 0x80)   ? BP_DEP_ALL
+        /* omp_all_memory: the all flag (clang today), or any dependence on
+         * the address (intptr_t)-1 (older clang; libomp reads both) */
+        deps[i].kind = (f & 0x80) || d->base_addr == (intptr_t)-1 ? BP_DEP_ALL
                        : (f & 4)    ? BP_DEP_MUTEXINOUTSET
                        : (f & 8)    ? BP_DEP_INOUTSET
                        : (f & 2)    ? BP_DEP_INOUT
