@@ -182,14 +182,21 @@ static __attribute__((noinline)) void task_slow(struct bp_thread *t, void (*fn)(
     }
     struct bp_task *task = bp_task_new((size_t)arg_size, arg_align > 0 ? (size_t)arg_align : 1,
                                        gomp_body, task_flags(flags), (const void *)fn);
+    if (has_event) {
+        /* gcc's block carries the handle in its first word: the event goes
+         * there before the block is copied, and into the variable detach
+         * points to, as libgomp writes both */
+        void *event = bp_task_add_event(task);
+        *(void **)detach = event;
+        if (data != NULL && arg_size >= (long)sizeof(void *))
+            *(void **)data = event;
+    }
     if (arg_size > 0) {
         if (cpyfn != NULL)
             cpyfn(bp_task_payload(task), data);
         else
             copy_small(bp_task_payload(task), data, (size_t)arg_size);
     }
-    if (has_event)
-        *(void **)detach = bp_task_add_event(task);
     if (ndeps == 0) {
         bp_task_submit(t, task, if_clause && !included);
         return;
