@@ -258,9 +258,8 @@ static int contention_sample(int64_t now)
         return 0;
     }
     if (self.wall_ns > 0 && now - self.wall_ns <= BP_SAMPLE_STALE_NS)
-        self.contended = bp_contention_judge(self.contended,
-                                                   delay - self.delay_ns,
-                                                   now - self.wall_ns);
+        self.contended = bp_contention_judge(self.contended, delay - self.delay_ns,
+                                             now - self.wall_ns);
     self.wall_ns = now;
     self.delay_ns = delay;
     self.next_ns = now + BP_SAMPLE_EVERY_NS;
