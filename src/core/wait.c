@@ -66,7 +66,11 @@
  * line from flapping. Only the thread that is kept from its CPU spins less:
  * a thread whose partner is preempted but whose own CPU is free keeps
  * spinning (nobody else wants its CPU, and a sleep would add a wake-up to
- * the partner's return).
+ * the partner's return). A wait that runs the team's tasks while it waits
+ * (a barrier's, a join's: a watch word) is not adapted: a thread asleep
+ * there is not woken when a task is queued, so a short spin would leave
+ * the tasks made just after it to the others (a known gap: the team's
+ * `tasking` word wakes no sleeper).
  *
  * Why this cannot make an idle machine slower: there a thread that spins
  * is never kept from its CPU (nothing else is runnable on it), its count
@@ -351,8 +355,15 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
         int64_t now = bp_now_ns();
         if (start < 0)
             start = now;
-        if (adapt < 0)
-            spin_ns = wait_spin_ns(&adapt);
+        if (adapt < 0) {
+            /* a wait that runs tasks (a barrier's, a join's) keeps its
+             * spin: a sleeper there is not woken when a task is queued,
+             * so it would leave the team's tasks to the others */
+            if (watch == NULL)
+                spin_ns = wait_spin_ns(&adapt);
+            else
+                adapt = 0;
+        }
         if (adapt && now >= self.next_ns)
             spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
                                              : __atomic_load_n(&bp_config.spin_ns,
