@@ -15,31 +15,7 @@
 #include <stdint.h>
 
 #include "gomp-check.h"
-
-typedef struct ident {
-    int32_t reserved_1, flags, reserved_2, reserved_3;
-    const char *psource;
-} ident_t;
-typedef int32_t (*kmp_routine_entry_t)(int32_t, void *);
-typedef struct {
-    void *shareds;
-    kmp_routine_entry_t routine;
-    int32_t part_id;
-    void *data1, *data2; /* clang's kmp_cmplrdata_t pair */
-} kmp_task_t;
-typedef struct {
-    intptr_t base_addr;
-    size_t len;
-    uint8_t flags;
-} kmp_depend_info_t;
-
-int32_t __kmpc_global_thread_num(ident_t *loc);
-kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
-                                  size_t sizeof_kmp_task_t, size_t sizeof_shareds,
-                                  kmp_routine_entry_t task_entry);
-int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_task_t *task, int32_t ndeps,
-                                  kmp_depend_info_t *deps, int32_t ndeps_noalias,
-                                  kmp_depend_info_t *noalias);
+#include "kmp-task-abi.h"
 
 enum { GROUP = 8, TASKS = 2 * (2 * GROUP + 1), DEP_IN = 1, DEP_OUT = 2, DEP_ALL = 0x80 };
 

@@ -8,29 +8,7 @@
 #include <stdint.h>
 
 #include "gomp-check.h"
-
-typedef struct ident {
-    int32_t reserved_1, flags, reserved_2, reserved_3;
-    const char *psource;
-} ident_t;
-typedef int32_t (*kmp_routine_entry_t)(int32_t, void *);
-typedef union {
-    int32_t priority;
-    kmp_routine_entry_t destructors;
-} kmp_cmplrdata_t;
-typedef struct {
-    void *shareds;
-    kmp_routine_entry_t routine;
-    int32_t part_id;
-    kmp_cmplrdata_t data1;
-    kmp_cmplrdata_t data2;
-} kmp_task_t;
-
-int32_t __kmpc_global_thread_num(ident_t *loc);
-kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
-                                  size_t sizeof_kmp_task_t, size_t sizeof_shareds,
-                                  kmp_routine_entry_t task_entry);
-int32_t __kmpc_omp_task(ident_t *loc, int32_t gtid, kmp_task_t *task);
+#include "kmp-task-abi.h"
 
 enum { TASKS = 16, KMP_TIED = 1, KMP_DESTRUCTORS = 1 << 3 };
 
