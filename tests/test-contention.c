@@ -147,7 +147,8 @@ int main(int argc, char **argv)
         while ((t = now_ns()) - s < gap) {
             step = t - last > step ? t - last : step;
             last = t;
-            if (atomic_load_explicit(&flag.sleepers, memory_order_relaxed) == 0)
+            uint32_t n = atomic_load_explicit(&flag.sleepers, memory_order_relaxed);
+            if ((n & BP_FLAG_SLEEPERS) == 0)
                 since = -1;
             else if (since == -1)
                 since = t;

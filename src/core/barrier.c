@@ -47,13 +47,22 @@ static inline int barrier_wait(struct bp_thread *t, int cancellable)
             goto cancelled;
     }
     /* relaxed: the rounds' acquires order it */
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
+    if (atomic_load_explicit(&team->tasking.on, memory_order_relaxed))
         bp_tasks_drain_barrier(t, t->epoch); /* e in full */
     if (!cancellable || atomic_load_explicit(&team->cancelled, memory_order_acquire) == 0)
         return 0;
 cancelled:
     bp_cancel_rejoin(t, team);
     return 1;
+}
+
+void bp_team_wake_waits(struct bp_team *team)
+{
+    for (int i = 0; i < team->cap * team->nrounds; i++)
+        bp_flag_wake_sleepers(&team->rounds[i].flag);
+    for (int i = 0; i < team->cap; i++)
+        bp_flag_wake_sleepers(&team->members[i].arrive);
+    bp_flag_wake_sleepers(&team->release);
 }
 
 /* A reduction's wait for f to reach episode e. Under cancel-var true it

@@ -72,8 +72,7 @@ static void cancel_region(struct bp_thread *t, struct bp_team *team)
     if (!atomic_compare_exchange_strong_explicit(&team->cancelled, &none, t->epoch + 1,
                                                  memory_order_seq_cst, memory_order_relaxed))
         return; /* cancelled already */
-    for (int i = 0; i < team->cap * team->nrounds; i++)
-        bp_flag_wake_sleepers(&team->rounds[i].flag);
+    bp_team_wake_waits(team);
 }
 
 int bp_cancel(struct bp_thread *t, int kind)

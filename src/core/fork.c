@@ -131,7 +131,7 @@ static void worker_share(struct bp_slot *slot)
         bp_display_affinity(t);
     run(tid, go->ctx);
     /* relaxed: a hint; bp_tasks_pending acquires the completions */
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+    if (atomic_load_explicit(&team->tasking.on, memory_order_relaxed) &&
         bp_tasks_pending(team) != 0)
         bp_tasks_drain(t); /* the region's tasks, before it arrives */
     bp_task_deps_free(&implicit->task); /* its children are complete */

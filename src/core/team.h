@@ -118,10 +118,12 @@ struct bp_team {
     /* threads arrived at the running nowait reduction; 0 between them */
     alignas(BP_LINE) _Atomic uint32_t reduce_arrived;
     alignas(BP_LINE) struct bp_flag release;
-    /* tasks (task.c): whether a task of the region was made (waits watch
-     * it, thread 0 clears it at the join); how many are not complete is
-     * the members' counts' difference (bp_tasks_pending) */
-    alignas(BP_LINE) _Atomic int tasking;
+    /* tasks (task.c): whether a task of the region was made (tasking.on:
+     * the barrier's and the join's waits watch it, the first task raises
+     * it and wakes them, bp_team_wake_waits; thread 0 clears it at the
+     * join); how many are not complete is the members' counts' difference
+     * (bp_tasks_pending) */
+    alignas(BP_LINE) struct bp_watch tasking;
     /* tasks completed by threads outside the team (an event fulfilled
      * there): the members' tasks_done leave them out */
     _Atomic uint64_t tasks_done_outside;
@@ -179,6 +181,11 @@ void bp_teams_lock(void);
 void bp_teams_unlock(void);
 /* Tests only: move every idle team's episode count (bp_pool_test_set_epoch). */
 void bp_teams_test_set_epoch(uint64_t epoch);
+
+/* barrier.c: wake every thread asleep in one of the team's waits (its
+ * barrier's rounds, the join's and the reductions' words), for a reason
+ * other than its flag: a task to run, a cancellation. */
+void bp_team_wake_waits(struct bp_team *team);
 
 /* go.c */
 

@@ -13,14 +13,18 @@
  * After bp_config.spin_ns it sleeps.
  *
  * Sleeping without a lost wake-up: the waiter increments `sleepers`, then
- * re-reads `value`, then futex_waits on the value it read. The setter stores
- * `value`, then reads `sleepers`. Each side's store must be seen before its
- * load (Dekker), so that at least one side sees the other: either the
- * waiter sees the new value and does not sleep, or the setter sees a
- * sleeper and wakes it. futex_wait itself returns at once when the word no
- * longer holds the value it was given. A setter with many flags to set (the
- * fork) stores them all, then orders them before its loads once, then reads
- * each `sleepers`.
+ * re-reads `value`, then futex_waits on `sleepers` as it read it just
+ * before. The setter stores `value`, then reads `sleepers`. Each side's
+ * store must be seen before its load (Dekker), so that at least one side
+ * sees the other: either the waiter sees the new value and does not sleep,
+ * or the setter sees a sleeper and wakes it, after adding a bell to
+ * `sleepers` (BP_FLAG_BELL), so that a waiter between its read and its
+ * futex_wait finds the word changed and returns at once. The same pair,
+ * with the same bell, wakes a wait for other reasons than its value: a
+ * cancellation (a stop word), a task queued for a barrier's or a join's
+ * waiters to run (a watch, bp_watch_raise). A setter with many flags to
+ * set (the fork) stores them all, then orders them before its loads once,
+ * then reads each `sleepers`.
  *
  * The order costs the setter a full fence (a seq_cst store is one on x86: a
  * locked exchange), which waits for the line of `value` to be taken from its
@@ -67,10 +71,7 @@
  * a thread whose partner is preempted but whose own CPU is free keeps
  * spinning (nobody else wants its CPU, and a sleep would add a wake-up to
  * the partner's return). A wait that runs the team's tasks while it waits
- * (a barrier's, a join's: a watch word) is not adapted: a thread asleep
- * there is not woken when a task is queued, so a short spin would leave
- * the tasks made just after it to the others (a known gap: the team's
- * `tasking` word wakes no sleeper).
+ * (a barrier's, a join's: a watch) is not adapted: it keeps its spin.
  *
  * Why this cannot make an idle machine slower: there a thread that spins
  * is never kept from its CPU (nothing else is runnable on it), its count
@@ -200,6 +201,9 @@ enum {
     BP_TIMED_SLEEP_MAX_NS = 128 * 1000 * 1000, /* a timed sleep, at most */
 };
 
+/* A flag's sleepers are threads of one team, so they fit its count. */
+_Static_assert(BP_MAX_THREADS <= BP_FLAG_SLEEPERS, "a flag's sleepers fit their count");
+
 enum {
     BP_CONTENDED_SPIN_NS = 50 * 1000,      /* a contended thread's spin, at most */
     BP_SAMPLE_EVERY_NS = 10 * 1000 * 1000, /* readings of the run-queue time, at most */
@@ -295,20 +299,83 @@ _Atomic int bp_oversubscribed;
 
 void bp_wait_set_polite(int p) { self.polite = p; }
 
-/* The wait. With a watch word (tasks: bp_flag_wait_poll), each read that
- * finds the flag unchanged also reads *watch, and while it is non-zero
- * calls poll(arg), which may run a task; one that did starts the spin
- * afresh. Such a wait does not sleep while *watch is set: work may appear
- * in a queue, and no one would wake it for that. With a stop word (a
- * cancellable barrier: bp_flag_wait_cancel), the wait gives up, returning
- * 0, once *stop is non-zero; whoever sets it wakes the flag's sleepers
- * after, which ends the sleep of one already in the kernel. The flag's
- * value does not change, so a wake that falls between a sleeper's last
- * read of *stop and its futex call is lost: such a sleep is timed (1 ms,
- * doubling to BP_TIMED_SLEEP_MAX_NS), and the sleeper reads *stop again at
- * each return. It returns 1 when the flag reached its target. */
+/* The sleep that ends a wait's spin (see flag_wait): 1 when the flag
+ * reached its target, 0 when *stop was set, -1 when the watch was raised
+ * (the wait then polls its tasks and spins again). Out of line: it is the
+ * slow path, and ends in a system call.
+ *
+ * The sleeper counts itself in f->sleepers (and in watch->sleepers), then
+ * reads the flag (and the stop and watch words); a setter stores the value
+ * (a canceller the stop word, a task's maker the watch), then reads the
+ * count. The sleeper sleeps on f->sleepers, not on the value: a waker adds
+ * BP_FLAG_BELL to it before it wakes, so whatever word changed, the
+ * sleeper either read the bell after the change (then, by the acquire,
+ * it sees the change too) or futex_wait finds the word different from
+ * what it read and returns at once. */
+static __attribute__((noinline)) int flag_sleep(struct bp_flag *f, uint32_t target, int reached,
+                                               struct bp_watch *watch,
+                                               const _Atomic uint64_t *stop, int64_t start)
+{
+    int64_t slept_ns = bp_hook_wait_sleep(start);
+    /* seq_cst: pairs with the setter's store/load, see the top of the file */
+    atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
+    if (watch != NULL) /* seq_cst: the same pair with bp_watch_raise */
+        atomic_fetch_add_explicit(&watch->sleepers, 1, memory_order_seq_cst);
+    /* The asymmetric pair: the fence on the setters' CPUs. Should the
+     * kernel refuse it (a seccomp filter added later, say), the sleep is
+     * timed, so that a wake lost to a setter that did not see this sleeper
+     * costs at most that long, not the program; membarrier is tried again
+     * at each return. A sleep with a stop word is timed in any case (see
+     * flag_wait). Timed sleeps take 1 ms, doubling up to BP_TIMED_SLEEP_MAX_NS. */
+    int timed = asymmetric && !membarrier_all();
+    long sleep_ns = 1000000;
+    int done;
+    for (;;) {
+        /* acquire: a waker's change before its bell */
+        uint32_t bell = atomic_load_explicit(&f->sleepers, memory_order_acquire);
+        uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
+        if (flag_done(v, target, reached)) {
+            done = 1;
+            break;
+        }
+        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
+            done = 0;
+            break;
+        }
+        if (watch != NULL && atomic_load_explicit(&watch->on, memory_order_seq_cst) != 0) {
+            done = -1;
+            break;
+        }
+        if (stop == NULL && !timed) {
+            bp_futex_wait(&f->sleepers, bell);
+            continue;
+        }
+        bp_futex_wait_ns(&f->sleepers, bell, sleep_ns);
+        if (sleep_ns < BP_TIMED_SLEEP_MAX_NS)
+            sleep_ns *= 2;
+        if (timed)
+            timed = !membarrier_all(); /* then the value is read again */
+    }
+    /* relaxed: nothing is published by leaving */
+    if (watch != NULL)
+        atomic_fetch_sub_explicit(&watch->sleepers, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
+    bp_hook_wait_woken(slept_ns);
+    return done;
+}
+
+/* The wait. With a watch (tasks: bp_flag_wait_poll), each read that finds
+ * the flag unchanged also reads watch->on, and while it is non-zero calls
+ * poll(arg), which may run a task; one that did starts the spin afresh.
+ * Such a wait does not sleep while the watch is on, and one asleep when it
+ * is raised is woken (flag_sleep) and spins and polls again. With a stop
+ * word (a cancellable barrier: bp_flag_wait_cancel), the wait gives up,
+ * returning 0, once *stop is non-zero; whoever sets it wakes the flag's
+ * sleepers after. Such a sleep is timed all the same (1 ms, doubling to
+ * BP_TIMED_SLEEP_MAX_NS), and the sleeper reads *stop again at each
+ * return. It returns 1 when the flag reached its target. */
 static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
-                            const _Atomic int *watch, int (*poll)(void *), void *arg,
+                            struct bp_watch *watch, int (*poll)(void *), void *arg,
                             const _Atomic uint64_t *stop)
 {
     if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target, reached))
@@ -318,95 +385,68 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
     int adapt = -1; /* decided at the first clock read: off the quick path */
     int oversubscribed =
         self.polite || atomic_load_explicit(&bp_oversubscribed, memory_order_relaxed);
-    int yielding = oversubscribed;
-    /* The clock is first read after one round of reads (a flag that is set
-     * within that round is seen without the delay of a clock read); when
-     * yielding, a round of reads takes scheduler slices: time it too. */
-    int64_t start = oversubscribed ? bp_now_ns() : -1;
-    for (;;) {
-        /* yielding, a read can cost a scheduler slice: look at the clock
-         * after every few, so a busy machine does not stretch the spin */
-        int reads = yielding ? BP_READS_PER_CLOCK_YIELDING : BP_READS_PER_CLOCK;
-        for (int i = 0; i < reads; i++) {
-            bp_cpu_relax();
-            /* acquire: the setter's writes before its store become visible */
-            if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
-                          reached)) {
-                /* spin time from the first clock read on; a wait that ends
-                 * within its first round adds no clock read */
-                bp_hook_wait_spun(start);
-                return 1;
+    for (;;) { /* a spin, then a sleep; a raised watch spins again */
+        int yielding = oversubscribed;
+        /* The clock is first read after one round of reads (a flag that is
+         * set within that round is seen without the delay of a clock read);
+         * when yielding, a round of reads takes scheduler slices: time it
+         * too. */
+        int64_t start = oversubscribed ? bp_now_ns() : -1;
+        for (;;) {
+            /* yielding, a read can cost a scheduler slice: look at the
+             * clock after every few, so a busy machine does not stretch
+             * the spin */
+            int reads = yielding ? BP_READS_PER_CLOCK_YIELDING : BP_READS_PER_CLOCK;
+            for (int i = 0; i < reads; i++) {
+                bp_cpu_relax();
+                /* acquire: the setter's writes before its store become visible */
+                if (flag_done(atomic_load_explicit(&f->value, memory_order_acquire), target,
+                              reached)) {
+                    /* spin time from the first clock read on; a wait that
+                     * ends within its first round adds no clock read */
+                    bp_hook_wait_spun(start);
+                    return 1;
+                }
+                /* acquire: what the canceller wrote before it set the word */
+                if (stop != NULL && atomic_load_explicit(stop, memory_order_acquire) != 0) {
+                    bp_hook_wait_spun(start);
+                    return 0;
+                }
+                /* relaxed: a hint; what a task needs comes with its queue */
+                if (watch != NULL && atomic_load_explicit(&watch->on, memory_order_relaxed) &&
+                    poll(arg)) {
+                    start = -1; /* it ran a task: the spin starts again */
+                    i = -1;
+                    continue;
+                }
+                if (yielding)
+                    sched_yield();
             }
-            /* acquire: what the canceller wrote before it set the word */
-            if (stop != NULL && atomic_load_explicit(stop, memory_order_acquire) != 0) {
-                bp_hook_wait_spun(start);
-                return 0;
+            int64_t now = bp_now_ns();
+            if (start < 0)
+                start = now;
+            if (adapt < 0) {
+                /* a wait that runs tasks (a barrier's, a join's) keeps its
+                 * spin: see the top of the file */
+                if (watch == NULL)
+                    spin_ns = wait_spin_ns(&adapt);
+                else
+                    adapt = 0;
             }
-            /* relaxed: a hint; what a task needs comes with its queue */
-            if (watch != NULL && atomic_load_explicit(watch, memory_order_relaxed) &&
-                poll(arg)) {
-                start = -1; /* it ran a task: the spin starts again */
-                i = -1;
-                continue;
-            }
-            if (yielding)
-                sched_yield();
+            if (adapt && now >= self.next_ns)
+                spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
+                                                 : __atomic_load_n(&bp_config.spin_ns,
+                                                                   __ATOMIC_RELAXED);
+            int64_t waited = now - start;
+            if (waited >= spin_ns &&
+                (watch == NULL || !atomic_load_explicit(&watch->on, memory_order_relaxed)))
+                break;
+            yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
         }
-        int64_t now = bp_now_ns();
-        if (start < 0)
-            start = now;
-        if (adapt < 0) {
-            /* a wait that runs tasks (a barrier's, a join's) keeps its
-             * spin: a sleeper there is not woken when a task is queued,
-             * so it would leave the team's tasks to the others */
-            if (watch == NULL)
-                spin_ns = wait_spin_ns(&adapt);
-            else
-                adapt = 0;
-        }
-        if (adapt && now >= self.next_ns)
-            spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
-                                             : __atomic_load_n(&bp_config.spin_ns,
-                                                               __ATOMIC_RELAXED);
-        int64_t waited = now - start;
-        if (waited >= spin_ns &&
-            (watch == NULL || !atomic_load_explicit(watch, memory_order_relaxed)))
-            break;
-        yielding = oversubscribed || waited >= BP_YIELD_AFTER_NS;
+        int done = flag_sleep(f, target, reached, watch, stop, start);
+        if (done >= 0)
+            return done;
     }
-    int64_t slept_ns = bp_hook_wait_sleep(start);
-    /* seq_cst: pairs with the setter's store/load, see the top of the file */
-    atomic_fetch_add_explicit(&f->sleepers, 1, memory_order_seq_cst);
-    /* The asymmetric pair: the fence on the setters' CPUs. Should the
-     * kernel refuse it (a seccomp filter added later, say), the sleep is
-     * timed, so that a wake lost to a setter that did not see this sleeper
-     * costs at most that long, not the program; membarrier is tried again
-     * at each return. A sleep with a stop word is timed in any case (see
-     * above). Timed sleeps take 1 ms, doubling up to BP_TIMED_SLEEP_MAX_NS. */
-    int timed = asymmetric && !membarrier_all();
-    long sleep_ns = 1000000;
-    int done = 1;
-    for (;;) {
-        uint32_t v = atomic_load_explicit(&f->value, memory_order_seq_cst);
-        if (flag_done(v, target, reached))
-            break;
-        if (stop != NULL && atomic_load_explicit(stop, memory_order_seq_cst) != 0) {
-            done = 0;
-            break;
-        }
-        if (stop == NULL && !timed) {
-            bp_futex_wait(&f->value, v);
-            continue;
-        }
-        bp_futex_wait_ns(&f->value, v, sleep_ns);
-        if (sleep_ns < BP_TIMED_SLEEP_MAX_NS)
-            sleep_ns *= 2;
-        if (timed)
-            timed = !membarrier_all(); /* then the value is read again */
-    }
-    atomic_fetch_sub_explicit(&f->sleepers, 1, memory_order_relaxed);
-    bp_hook_wait_woken(slept_ns);
-    return done;
 }
 
 void bp_flag_wait(struct bp_flag *f, uint32_t target)
@@ -419,13 +459,13 @@ void bp_flag_wait_reached(struct bp_flag *f, uint32_t target)
     flag_wait(f, target, 1, NULL, NULL, NULL, NULL);
 }
 
-void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
+void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, struct bp_watch *watch,
                        int (*poll)(void *), void *arg)
 {
     flag_wait(f, target, reached, watch, poll, arg, NULL);
 }
 
-int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
+int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, struct bp_watch *watch,
                         int (*poll)(void *), void *arg, const _Atomic uint64_t *stop)
 {
     return flag_wait(f, target, 1, watch, poll, arg, stop);
@@ -447,13 +487,29 @@ static inline void wake_sleepers(struct bp_flag *f)
      * release store is a fence on Arm) */
     uint32_t n = asymmetric ? atomic_load_explicit(&f->sleepers, memory_order_relaxed)
                             : atomic_load_explicit(&f->sleepers, memory_order_seq_cst);
-    if (n == 0)
+    if ((n & BP_FLAG_SLEEPERS) == 0)
         return;
-    bp_futex_wake(&f->value, 0x7fffffff);
+    /* release: the change this wakes for, before the bell (flag_sleep) */
+    atomic_fetch_add_explicit(&f->sleepers, BP_FLAG_BELL, memory_order_release);
+    bp_futex_wake(&f->sleepers, 0x7fffffff);
     bp_hook_wait_wake();
 }
 
 void bp_flag_wake_sleepers(struct bp_flag *f) { wake_sleepers(f); }
+
+int bp_watch_raise(struct bp_watch *w)
+{
+    /* the store, then the load of sleepers: the Dekker pair with
+     * flag_sleep, as bp_flag_set's; acquire: a sleeper counted here was
+     * counted in its flag's sleepers before, which the caller reads next */
+    if (asymmetric) {
+        atomic_store_explicit(&w->on, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+        return atomic_load_explicit(&w->sleepers, memory_order_acquire) != 0;
+    }
+    atomic_store_explicit(&w->on, 1, memory_order_seq_cst);
+    return atomic_load_explicit(&w->sleepers, memory_order_seq_cst) != 0;
+}
 
 void bp_flag_publish_fence(void)
 {

@@ -7,13 +7,31 @@
 #include <stdint.h>
 
 /* A 32-bit word that one thread sets and others wait for. `value` only ever
- * moves forward to the value its waiters wait for; `sleepers` counts waiters
- * parked in futex_wait on `value`, so a setter makes a system call only when
- * somebody sleeps. */
+ * moves forward to the value its waiters wait for. `sleepers` is the word
+ * its waiters sleep on: its low BP_FLAG_SLEEPERS bits count them, so a
+ * setter makes a system call only when somebody sleeps, and a waker adds
+ * BP_FLAG_BELL before it wakes them, so that a sleeper that read the word
+ * before the wake does not go to sleep after it (wait.c). */
 struct bp_flag {
     _Atomic uint32_t value;
     _Atomic uint32_t sleepers;
 };
+#define BP_FLAG_SLEEPERS 0xffffu
+#define BP_FLAG_BELL 0x10000u
+
+/* What a wait that runs tasks watches (bp_flag_wait_poll): `on` is
+ * non-zero while the team may have tasks to run, and `sleepers` counts
+ * such waits asleep, on their flags. Whoever makes work appear raises the
+ * watch (bp_watch_raise) and, when that says waits are asleep, wakes the
+ * flags they may sleep on (bp_flag_wake_sleepers): they then poll. */
+struct bp_watch {
+    _Atomic int on;
+    _Atomic uint32_t sleepers;
+};
+/* Set w->on to 1, ordered before the read of its sleepers as a flag's
+ * store is before its sleepers' (the Dekker pair, wait.c): 1 when waits
+ * watching it may be asleep. */
+int bp_watch_raise(struct bp_watch *w);
 
 /* Set while the running team has more threads than allowed CPUs: waiters
  * then yield from the start, since the thread they wait for may need their
@@ -31,14 +49,15 @@ void bp_flag_wait(struct bp_flag *f, uint32_t target);
  * flag whose setter may move on by one before this waiter looks. */
 void bp_flag_wait_reached(struct bp_flag *f, uint32_t target);
 /* Either wait (reached: the second), which meanwhile calls poll(arg)
- * whenever *watch is non-zero, and does not sleep while it is: a barrier
- * or join runs queued tasks while it waits (task.c). */
-void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, const _Atomic int *watch,
+ * whenever watch->on is non-zero, and does not sleep while it is: a
+ * barrier or join runs queued tasks while it waits (task.c). One asleep
+ * when the watch is raised is woken and polls again. */
+void bp_flag_wait_poll(struct bp_flag *f, uint32_t target, int reached, struct bp_watch *watch,
                        int (*poll)(void *), void *arg);
 /* bp_flag_wait_poll (reached) that gives up once *stop is non-zero: 1 when
  * the flag reached target, 0 when stopped. Whoever sets *stop (seq_cst)
  * then calls bp_flag_wake_sleepers on the flag. */
-int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, const _Atomic int *watch,
+int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, struct bp_watch *watch,
                         int (*poll)(void *), void *arg, const _Atomic uint64_t *stop);
 /* Store value (release, ordered before the sleepers check: see wait.c),
  * then wake sleepers if there are any. */

@@ -55,6 +55,16 @@ enum {
     BP_HELP_CHECK_EVERY = 8, /* thread 0's pushes between looks at the arrivals */
 };
 
+/* A task of the team's is made or queued: the barrier's and the join's
+ * waits poll the queues from now on, and those asleep wake to (the first
+ * of a region). relaxed: a hint, the queue or the counts publish the task. */
+static void tasks_raise(struct bp_team *team)
+{
+    if (!atomic_load_explicit(&team->tasking.on, memory_order_relaxed) &&
+        bp_watch_raise(&team->tasking))
+        bp_team_wake_waits(team);
+}
+
 /* The team's counts (team.h): the calling thread's member's, when it is
  * one of the team in the team's region, else the count of outsiders. */
 void bp_task_count_done(struct bp_team *team)
@@ -78,8 +88,7 @@ void bp_task_count_made(struct bp_thread *t, struct bp_team *team)
      * queue or the completion orders after this */
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+    tasks_raise(team);
 }
 
 /* Completions are read before makings: every task made before a
@@ -187,9 +196,7 @@ int bp_task_queue(struct bp_thread *t, struct bp_task *task)
     }
     if (!bp_deque_push(d, task))
         return 0;
-    /* relaxed: a hint for the waits; the deque publishes the task */
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+    tasks_raise(team);
     if (t->tid == 0 && team->help_open == 0 &&
         ++team->push_checks % BP_HELP_CHECK_EVERY == 1)
         maybe_help(t, team);
@@ -204,8 +211,7 @@ static void inbox_push(struct bp_team *team, struct bp_task *task)
     team->inbox = task;
     /* relaxed: hints; the lock publishes the task */
     atomic_fetch_add_explicit(&team->inbox_n, 1, memory_order_relaxed);
-    if (!atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 1, memory_order_relaxed);
+    tasks_raise(team); /* under the lock: the team's region is not over */
     bp_unlock(&team->inbox_lock);
 }
 
@@ -375,7 +381,7 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
     int helping = team->help_open == 1;
     team->help_open = 2; /* no call for help from here on: this is the join */
     /* relaxed: thread 0's own tasks set it; a region without tasks skips */
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
+    if (atomic_load_explicit(&team->tasking.on, memory_order_relaxed))
         forget_full(t, team);
     if (helping) { /* the workers help: thread 0's code is over */
         used |= team->help_used;
@@ -387,7 +393,7 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
         uint32_t end = (uint32_t)++t->epoch;
         used |= bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);
         /* relaxed: the join's acquire orders it */
-        if (atomic_load_explicit(&team->tasking, memory_order_relaxed) &&
+        if (atomic_load_explicit(&team->tasking.on, memory_order_relaxed) &&
             bp_tasks_pending(team) != 0) {
             fork_help(t, team); /* tasks are left, and every worker is gone */
             bp_tasks_drain(t);
@@ -395,8 +401,8 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
             bp_join_children(team, 0, team_size, end, bp_tasks_poll, t);
         }
     }
-    if (atomic_load_explicit(&team->tasking, memory_order_relaxed))
-        atomic_store_explicit(&team->tasking, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&team->tasking.on, memory_order_relaxed))
+        atomic_store_explicit(&team->tasking.on, 0, memory_order_relaxed);
     team->push_checks = 0;
     team->help_open = 0;
     bp_task_deps_free(bp_task_current(t)); /* thread 0's implicit task's table */
