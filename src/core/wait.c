@@ -70,8 +70,8 @@
  * line from flapping. Only the thread that is kept from its CPU spins less:
  * a thread whose partner is preempted but whose own CPU is free keeps
  * spinning (nobody else wants its CPU, and a sleep would add a wake-up to
- * the partner's return). A wait that runs the team's tasks while it waits
- * (a barrier's, a join's: a watch) is not adapted: it keeps its spin.
+ * the partner's return). A wait that runs the team's tasks (a barrier's,
+ * a join's) adapts too: a task queued while it sleeps wakes it.
  *
  * Why this cannot make an idle machine slower: there a thread that spins
  * is never kept from its CPU (nothing else is runnable on it), its count
@@ -425,14 +425,8 @@ static inline int flag_wait(struct bp_flag *f, uint32_t target, int reached,
             int64_t now = bp_now_ns();
             if (start < 0)
                 start = now;
-            if (adapt < 0) {
-                /* a wait that runs tasks (a barrier's, a join's) keeps its
-                 * spin: see the top of the file */
-                if (watch == NULL)
-                    spin_ns = wait_spin_ns(&adapt);
-                else
-                    adapt = 0;
-            }
+            if (adapt < 0)
+                spin_ns = wait_spin_ns(&adapt);
             if (adapt && now >= self.next_ns)
                 spin_ns = contention_sample(now) ? BP_CONTENDED_SPIN_NS
                                                  : __atomic_load_n(&bp_config.spin_ns,
