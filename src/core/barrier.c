@@ -151,8 +151,22 @@ static __attribute__((noinline)) void barrier_listened(struct bp_thread *t, int 
     bp_hook_barrier_release(t->level, t->team_size, arrived, kind);
 }
 
+/* Under cancel-var true every barrier the program meets is a cancellation
+ * point (OpenMP 5.2, 18.2), the ones its compiler emitted as plain
+ * barriers too: clang calls __kmpc_barrier, not __kmpc_cancel_barrier,
+ * for a loop's implicit barrier inside a taskgroup, and a thread that
+ * cancelled the region never comes to it. Such a barrier is given up as a
+ * cancellable one is, and its thread goes on (its code cannot be told);
+ * each barrier after it is given up at once, so the thread reaches the
+ * region's end, where the join gathers the team. libgomp and libomp wait
+ * there for ever. The runtime's own barriers (BP_SYNC_BARRIER_RUNTIME,
+ * which keep its shared words consistent) still wait. */
 void bp_barrier(struct bp_thread *t, int kind)
 {
+    if (__builtin_expect(bp_config.cancellation, 0) && kind != BP_SYNC_BARRIER_RUNTIME) {
+        bp_barrier_cancel(t, kind);
+        return;
+    }
     if (__builtin_expect(bp_listening, 0)) {
         barrier_listened(t, kind);
         return;
@@ -164,7 +178,10 @@ void bp_barrier(struct bp_thread *t, int kind)
 int bp_barrier_cancel(struct bp_thread *t, int kind)
 {
     if (!bp_config.cancellation) {
-        bp_barrier(t, kind);
+        if (__builtin_expect(bp_listening, 0))
+            barrier_listened(t, kind);
+        else if (t->team_size > 1)
+            barrier_wait(t, 0);
         return 0;
     }
     int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size, kind);
