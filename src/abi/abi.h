@@ -693,6 +693,7 @@ BP_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                       void **depend, int priority, void *detach);
 BP_API void GOMP_taskwait(void);
 BP_API void GOMP_taskwait_depend(void **depend);
+BP_API void GOMP_taskwait_depend_nowait(void **depend);
 BP_API void GOMP_taskyield(void);
 BP_API void GOMP_taskgroup_start(void);
 BP_API void GOMP_taskgroup_end(void);

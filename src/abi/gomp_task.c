@@ -239,19 +239,33 @@ BP_API void GOMP_taskwait(void)
     BP_HOOK_LEAVE();
 }
 
-BP_API void GOMP_taskwait_depend(void **depend)
+/* taskwait depend(...), and with nowait (gcc 13 and later). */
+static void taskwait_depend(void **depend, int nowait, const char *entry)
 {
     int ndeps = depend != NULL ? depend_count(depend) : 0;
     struct bp_dep small[BP_DEPS_ON_STACK];
     struct bp_dep *deps = ndeps <= BP_DEPS_ON_STACK ? small : malloc(sizeof *deps * (size_t)ndeps);
     if (deps == NULL)
-        bp_fatal("GOMP_taskwait_depend: %d dependences: out of memory", ndeps);
+        bp_fatal("%s: %d dependences: out of memory", entry, ndeps);
     depend_read(depend, deps, ndeps);
     BP_HOOK_ENTER();
-    bp_taskwait_deps(bp_self(), deps, ndeps);
+    if (nowait)
+        bp_taskwait_deps_nowait(bp_self(), deps, ndeps);
+    else
+        bp_taskwait_deps(bp_self(), deps, ndeps);
     BP_HOOK_LEAVE();
     if (deps != small)
         free(deps);
+}
+
+BP_API void GOMP_taskwait_depend(void **depend)
+{
+    taskwait_depend(depend, 0, "GOMP_taskwait_depend");
+}
+
+BP_API void GOMP_taskwait_depend_nowait(void **depend)
+{
+    taskwait_depend(depend, 1, "GOMP_taskwait_depend_nowait");
 }
 
 BP_API void GOMP_taskyield(void) { bp_taskyield(bp_self()); }

@@ -192,15 +192,18 @@ BP_API int32_t __kmpc_omp_task_with_deps(ident_t *loc, int32_t gtid, kmp_task_t 
 }
 
 /* The dependences of an if(0) task, which clang then runs itself, or of
- * taskwait depend(...). */
+ * taskwait depend(...); with nowait, an empty task with them instead. */
 static void wait_deps(int32_t ndeps, kmp_depend_info_t *dep_list, int32_t ndeps_noalias,
-                      kmp_depend_info_t *noalias_dep_list)
+                      kmp_depend_info_t *noalias_dep_list, int nowait)
 {
     if (ndeps + ndeps_noalias == 0)
         return;
     struct bp_dep small[BP_DEPS_ON_STACK];
     struct bp_dep *deps = read_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small);
-    bp_taskwait_deps(bp_self(), deps, ndeps + ndeps_noalias);
+    if (nowait)
+        bp_taskwait_deps_nowait(bp_self(), deps, ndeps + ndeps_noalias);
+    else
+        bp_taskwait_deps(bp_self(), deps, ndeps + ndeps_noalias);
     if (deps != small)
         free(deps);
 }
@@ -212,7 +215,7 @@ BP_API void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
     (void)loc;
     (void)gtid;
     BP_HOOK_ENTER();
-    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, 0);
     BP_HOOK_LEAVE();
 }
 
@@ -223,9 +226,8 @@ BP_API void __kmpc_omp_taskwait_deps_51(ident_t *loc, int32_t gtid, int32_t ndep
 {
     (void)loc;
     (void)gtid;
-    (void)has_no_wait; /* nowait: the wait is for the dependences alone either way */
     BP_HOOK_ENTER();
-    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+    wait_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, has_no_wait != 0);
     BP_HOOK_LEAVE();
 }
 

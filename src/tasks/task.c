@@ -466,6 +466,11 @@ void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
     bp_hook_sync(BP_SYNC_TASKWAIT, 0);
 }
 
+void bp_taskwait_deps_nowait(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
+{
+    submit_deps(t, bp_task_new(0, 1, empty_body, 0, NULL), deps, ndeps, 1, 0);
+}
+
 void bp_task_included_heard(struct bp_task *task)
 {
     task->tool = 0; /* the next of bp_task_next_included is a new task */

@@ -140,6 +140,10 @@ void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct
                          int ndeps, int deferred);
 /* taskwait depend(...): wait for the sibling tasks those name. */
 void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps);
+/* taskwait depend(...) nowait: an empty deferred task with those
+ * dependences (OpenMP 5.2, 15.5), which the tasks after it that depend on
+ * the same items wait for, and nothing else does. */
+void bp_taskwait_deps_nowait(struct bp_thread *t, const struct bp_dep *deps, int ndeps);
 
 /* taskteam.c */
 
