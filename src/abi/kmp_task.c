@@ -60,17 +60,27 @@ BP_API kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t fla
     if (flags & (KMP_TASK_PROXY | KMP_TASK_HIDDEN_HELPER))
         bp_fatal("__kmpc_omp_task_alloc: proxy and hidden helper tasks (target offload) are "
                  "not supported");
-    if (sizeof_kmp_task_t < sizeof(kmp_task_t))
-        bp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes, less than the runtime's %zu",
-                 sizeof_kmp_task_t, sizeof(kmp_task_t));
+    /* The compiler's kmp_task_t may end before data2 (priority, which the
+     * pool does not read) or data1 (the destructors, read only when the
+     * flag says they exist), as libomp's own tests' structs do: the
+     * runtime writes shareds, routine and part_id, and reads no field the
+     * caller's struct lacks. Its shareds follow the caller's size. */
+    size_t need = (flags & KMP_TASK_DESTRUCTORS) ? offsetof(kmp_task_t, data2)
+                                                 : offsetof(kmp_task_t, data1);
+    if (sizeof_kmp_task_t < need)
+        bp_fatal("__kmpc_omp_task_alloc: a task of %zu bytes, less than the %zu of its "
+                 "shareds, routine, part_id%s",
+                 sizeof_kmp_task_t, need,
+                 (flags & KMP_TASK_DESTRUCTORS) ? " and destructors" : "");
     size_t shareds_at = (sizeof_kmp_task_t + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     uint32_t bf = ((flags & KMP_TASK_TIED) ? 0 : BP_TASK_UNTIED) |
                   ((flags & KMP_TASK_FINAL) ? BP_TASK_FINAL : 0) |
                   ((flags & KMP_TASK_DESTRUCTORS) ? BP_KMP_DESTRUCTORS : 0);
-    struct bp_task *task =
-        bp_task_new(shareds_at + sizeof_shareds, 64, kmp_body, bf, (const void *)task_entry);
+    size_t payload = shareds_at + sizeof_shareds;
+    struct bp_task *task = bp_task_new(payload > sizeof(kmp_task_t) ? payload : sizeof(kmp_task_t),
+                                       64, kmp_body, bf, (const void *)task_entry);
     kmp_task_t *kt = bp_task_payload(task);
-    memset(kt, 0, sizeof *kt);
+    memset(kt, 0, sizeof_kmp_task_t < sizeof *kt ? sizeof_kmp_task_t : sizeof *kt);
     kt->shareds = sizeof_shareds > 0 ? (char *)kt + shareds_at : NULL;
     kt->routine = task_entry;
     return kt;
