@@ -272,6 +272,12 @@ BP_API void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
 BP_API void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask, int32_t cond,
                                 void *args);
 BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_threads);
+BP_API void __kmpc_push_num_threads_strict(ident_t *loc, int32_t gtid, int32_t num_threads,
+                                           int severity, const char *message);
+BP_API void __kmpc_push_num_threads_list(ident_t *loc, int32_t gtid, uint32_t length,
+                                         int32_t *list);
+BP_API void __kmpc_push_num_threads_list_strict(ident_t *loc, int32_t gtid, uint32_t length,
+                                                int32_t *list, int severity, const char *message);
 BP_API void __kmpc_push_proc_bind(ident_t *loc, int32_t gtid, int proc_bind);
 BP_API void __kmpc_flush(ident_t *loc);
 BP_API int32_t __kmpc_global_thread_num(ident_t *loc);

@@ -104,6 +104,70 @@ BP_API void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t num_thre
     bp_self()->pushed_threads = num_threads;
 }
 
+/* num_threads(strict: n) severity(...) message(...) (OpenMP 6.0): a
+ * region that gets fewer threads warns (severity 1) or stops the program
+ * (2, and any other value, fatal being OpenMP's default). */
+static void push_strict(int severity, const char *message)
+{
+    if (severity != BP_STRICT_WARNING && severity != BP_STRICT_FATAL) {
+        bp_warn("num_threads(strict): severity %d is neither 1 (warning) nor 2 (fatal); "
+                "fatal is used", severity);
+        severity = BP_STRICT_FATAL;
+    }
+    struct bp_thread *t = bp_self();
+    t->pushed_strict = severity;
+    t->pushed_message = message;
+}
+
+/* num_threads(list) (OpenMP 6.0): the first item for the next region, the
+ * second for the regions its implicit tasks fork (their nthreads-var).
+ * The ones after it would be the levels below; they are not kept. 0 when
+ * the list gives no count. */
+static int push_list(const char *entry, uint32_t length, const int32_t *list)
+{
+    if (length == 0 || list == NULL || list[0] <= 0) {
+        bp_warn("%s: the list's first count is missing or not positive; the next region "
+                "uses the default", entry);
+        return 0;
+    }
+    struct bp_thread *t = bp_self();
+    t->pushed_threads = list[0];
+    if (length > 1 && list[1] > 0)
+        t->pushed_nested = list[1];
+    static _Atomic int warned;
+    /* relaxed: only the one warning depends on it */
+    if (length > 2 && atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+        bp_warn("%s: a list of %u counts; the ones after the second are not used (regions "
+                "nested deeper follow nthreads-var); this is said once", entry,
+                (unsigned)length);
+    return 1;
+}
+
+BP_API void __kmpc_push_num_threads_strict(ident_t *loc, int32_t gtid, int32_t num_threads,
+                                           int severity, const char *message)
+{
+    __kmpc_push_num_threads(loc, gtid, num_threads);
+    if (num_threads > 0)
+        push_strict(severity, message);
+}
+
+BP_API void __kmpc_push_num_threads_list(ident_t *loc, int32_t gtid, uint32_t length,
+                                         int32_t *list)
+{
+    (void)loc;
+    (void)gtid;
+    push_list("__kmpc_push_num_threads_list", length, list);
+}
+
+BP_API void __kmpc_push_num_threads_list_strict(ident_t *loc, int32_t gtid, uint32_t length,
+                                                int32_t *list, int severity, const char *message)
+{
+    (void)loc;
+    (void)gtid;
+    if (push_list("__kmpc_push_num_threads_list_strict", length, list))
+        push_strict(severity, message);
+}
+
 /* proc_bind(...): the pool's threads are pinned once, one per CPU; a
  * region's binding request does not move them. */
 BP_API void __kmpc_push_proc_bind(ident_t *loc, int32_t gtid, int proc_bind)

@@ -53,12 +53,17 @@
 #include "../prim.h"
 #include "team.h"
 
-/* The ICVs of the implicit tasks of a region at `level` forked by a task
- * with `parent`'s. */
-static struct bp_icv child_icv(const struct bp_icv *parent, int level)
+/* The ICVs of the implicit tasks of a region at `level` forked by t, a
+ * task with `parent`'s: their nthreads-var is the one a num_threads list
+ * pushed for them (taken here, once), else OMP_NUM_THREADS's list's for
+ * the level, else the parent's. */
+static struct bp_icv child_icv(struct bp_thread *t, const struct bp_icv *parent, int level)
 {
     struct bp_icv c = *parent;
-    if (level < bp_config.nthreads_levels)
+    if (__builtin_expect(t->pushed_nested > 0, 0)) {
+        c.nthreads = t->pushed_nested;
+        t->pushed_nested = 0;
+    } else if (level < bp_config.nthreads_levels)
         c.nthreads = bp_config.nthreads_list[level];
     if (level < bp_config.bind_levels)
         c.proc_bind = bp_config.bind_list[level];
@@ -311,7 +316,7 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv,
 /* Enter and leave the state of a region of one thread on the caller. */
 static void serial_enter(struct bp_thread *t, struct bp_fork_frame *f)
 {
-    struct bp_icv icv = child_icv(bp_icv(t), t->level + 1);
+    struct bp_icv icv = child_icv(t, bp_icv(t), t->level + 1);
     save_team(t, &f->saved);
     begin_task(t, &icv, &f->implicit);
     t->team_size = 1;
@@ -363,7 +368,7 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     int level = t->level + 1;
     const struct bp_icv *parent = bp_icv(t);
     int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
-    struct bp_icv icv = child_icv(parent, level);
+    struct bp_icv icv = child_icv(t, parent, level);
     /* the line the workers read at their start: written when it changes */
     if (!icv_same(&team->icv, &icv))
         team->icv = icv;
@@ -443,6 +448,24 @@ static void team_leave(struct bp_thread *t, struct bp_fork_frame *f)
     bp_hook_join_end(&f->hook, team->listen, t->level, f->team_size);
 }
 
+/* num_threads(strict: asked) (taken here, once): when the region got
+ * fewer, the program's message as a warning, or the end of the program. */
+static __attribute__((noinline)) void strict_check(struct bp_thread *t, int asked, int got)
+{
+    int severity = t->pushed_strict;
+    const char *message = t->pushed_message;
+    t->pushed_strict = 0;
+    if (got >= asked)
+        return;
+    if (severity == BP_STRICT_WARNING)
+        bp_warn("num_threads(strict: %d): the region has %d thread%s%s%s", asked, got,
+                got == 1 ? "" : "s", message != NULL ? ": " : "", message != NULL ? message : "");
+    else
+        bp_fatal("num_threads(strict: %d): the region could have only %d thread%s%s%s", asked,
+                 got, got == 1 ? "" : "s", message != NULL ? ": " : "",
+                 message != NULL ? message : "");
+}
+
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
                    size_t ctx_size, const void *fn)
 {
@@ -484,6 +507,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
             warn_oversubscribed(team_size);
         f->team_size = team_size;
     }
+    if (__builtin_expect(t->pushed_strict != 0, 0))
+        strict_check(t, requested, f->team_size);
     if (f->team_size > 1) {
         team_enter(t, f, run, ctx, ctx_size, fn);
         bp_display_affinity(t);

@@ -70,6 +70,12 @@ struct bp_thread {
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
+    /* num_threads(list) and num_threads(strict: ...) for the next region
+     * (kmp_abi.c): the nthreads-var of its implicit tasks (0: as usual),
+     * and the severity (BP_STRICT_*; 0: not strict) and message of a
+     * team smaller than asked */
+    int pushed_nested, pushed_strict;
+    const char *pushed_message;
     int pushed_teams, pushed_teams_low, pushed_teams_limit; /* __kmpc_push_num_teams
                            * for the next teams construct; 0 none (teams.c) */
     int icv_ready;        /* icv is set (else the initial values: bp_icv) */
