@@ -56,15 +56,6 @@ cancelled:
     return 1;
 }
 
-void bp_team_wake_waits(struct bp_team *team)
-{
-    for (int i = 0; i < team->cap * team->nrounds; i++)
-        bp_flag_wake_sleepers(&team->rounds[i].flag);
-    for (int i = 0; i < team->cap; i++)
-        bp_flag_wake_sleepers(&team->members[i].arrive);
-    bp_flag_wake_sleepers(&team->release);
-}
-
 /* A reduction's wait for f to reach episode e. Under cancel-var true it
  * gives up when the region is cancelled (a thread that skipped the
  * reduction never comes; the result is then undefined, as OpenMP says):

@@ -2,7 +2,10 @@
  * gathered, for a region (fork.c) and for thread 0's call back to help with
  * tasks (taskteam.c). It knows the start block and the members' words
  * (team.h) and the pool's slots (pool.h), and takes from its caller what
- * the join's waits do meanwhile (poll: run a queued task).
+ * the join's waits do meanwhile (poll: run a queued task). It also wakes
+ * every wait of a team's region for a reason other than its word (a task
+ * queued, a cancellation: bp_team_wake_waits), from below the task team
+ * and the cancellation, so that neither needs the barrier's file.
  *
  * Fork: thread 0 writes the start block (what to run, the context, the
  * team) in its team (team->go0), copies it to each worker's slot, beside
@@ -70,4 +73,17 @@ void bp_fork_children(const struct bp_go *from)
     bp_flag_publish_fence();
     for (int i = first; i < end; i++)
         bp_flag_wake_sleepers(&bp_pool.slots[team->members[i].worker].go.flag);
+}
+
+/* Every word a member of the team may sleep on in a wait of the region:
+ * the barrier's rounds, the members' arrive (the join's, a reduction's)
+ * and the reductions' release. Here, below the task team and the
+ * cancellation that call it, which reach the barrier's file neither. */
+void bp_team_wake_waits(struct bp_team *team)
+{
+    for (int i = 0; i < team->cap * team->nrounds; i++)
+        bp_flag_wake_sleepers(&team->rounds[i].flag);
+    for (int i = 0; i < team->cap; i++)
+        bp_flag_wake_sleepers(&team->members[i].arrive);
+    bp_flag_wake_sleepers(&team->release);
 }

@@ -182,11 +182,6 @@ void bp_teams_unlock(void);
 /* Tests only: move every idle team's episode count (bp_pool_test_set_epoch). */
 void bp_teams_test_set_epoch(uint64_t epoch);
 
-/* barrier.c: wake every thread asleep in one of the team's waits (its
- * barrier's rounds, the join's and the reductions' words), for a reason
- * other than its flag: a task to run, a cancellation. */
-void bp_team_wake_waits(struct bp_team *team);
-
 /* go.c */
 
 /* The fork and join of a team of BP_TREE_JOIN threads or more are trees of
@@ -199,6 +194,10 @@ void bp_team_wake_waits(struct bp_team *team);
  * flat: thread 0 starts and waits for every worker, the workers for none. */
 enum { BP_TREE_JOIN = 16, BP_JOIN_FANOUT = 4 };
 void bp_fork_children(const struct bp_go *from);
+/* Wake every thread asleep in one of the team's waits (its barrier's
+ * rounds, the join's and the reductions' words) for a reason other than
+ * its flag: a task to run (taskteam.c), a cancellation (cancel.c). */
+void bp_team_wake_waits(struct bp_team *team);
 
 /* The threads thread tid starts at the fork and waits for at the join:
  * [first, *end), maybe empty. A large team's tree children; in a small
