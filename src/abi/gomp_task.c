@@ -249,10 +249,7 @@ static void taskwait_depend(void **depend, int nowait, const char *entry)
         bp_fatal("%s: %d dependences: out of memory", entry, ndeps);
     depend_read(depend, deps, ndeps);
     BP_HOOK_ENTER();
-    if (nowait)
-        bp_taskwait_deps_nowait(bp_self(), deps, ndeps);
-    else
-        bp_taskwait_deps(bp_self(), deps, ndeps);
+    bp_taskwait_deps(bp_self(), deps, ndeps, nowait);
     BP_HOOK_LEAVE();
     if (deps != small)
         free(deps);

@@ -210,10 +210,7 @@ static void wait_deps(int32_t ndeps, kmp_depend_info_t *dep_list, int32_t ndeps_
         return;
     struct bp_dep small[BP_DEPS_ON_STACK];
     struct bp_dep *deps = read_deps(ndeps, dep_list, ndeps_noalias, noalias_dep_list, small);
-    if (nowait)
-        bp_taskwait_deps_nowait(bp_self(), deps, ndeps + ndeps_noalias);
-    else
-        bp_taskwait_deps(bp_self(), deps, ndeps + ndeps_noalias);
+    bp_taskwait_deps(bp_self(), deps, ndeps + ndeps_noalias, nowait);
     if (deps != small)
         free(deps);
 }

@@ -169,10 +169,7 @@ void bp_barrier(struct bp_thread *t, int kind)
 int bp_barrier_cancel(struct bp_thread *t, int kind)
 {
     if (!bp_config.cancellation) {
-        if (__builtin_expect(bp_listening, 0))
-            barrier_listened(t, kind);
-        else if (t->team_size > 1)
-            barrier_wait(t, 0);
+        bp_barrier(t, kind); /* which comes back here only under cancel-var true */
         return 0;
     }
     int64_t arrived = bp_hook_barrier_arrive(t->level, t->team_size, kind);

@@ -27,13 +27,13 @@ struct bp_fork_frame {
     struct team_state saved;
 };
 
-/* bp_fork in two halves, for an ABI whose caller runs its own share between
- * them (GOMP_parallel_start/end): begin starts the workers on run(tid, ctx)
- * and makes the caller thread 0; end joins them. */
 /* num_threads(strict: ...)'s severities: a team smaller than asked warns,
  * or stops the program (OpenMP's error termination). */
 enum { BP_STRICT_WARNING = 1, BP_STRICT_FATAL = 2 };
 
+/* bp_fork in two halves, for an ABI whose caller runs its own share between
+ * them (GOMP_parallel_start/end): begin starts the workers on run(tid, ctx)
+ * and makes the caller thread 0; end joins them. */
 void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *ctx,
                    size_t ctx_size, const void *fn);
 void bp_fork_end(struct bp_fork_frame *f);

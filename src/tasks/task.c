@@ -457,18 +457,18 @@ void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct
 
 static void empty_body(struct bp_task *task) { (void)task; }
 
-void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
+void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps, int nowait)
 {
-    /* an empty undeferred task with those dependences, as OpenMP says */
+    /* an empty task with those dependences, as OpenMP says: undeferred, or
+     * deferred under nowait (the thread goes on) */
     struct bp_task *task = bp_task_new(0, 1, empty_body, 0, NULL);
+    if (nowait) {
+        submit_deps(t, task, deps, ndeps, 1, 0);
+        return;
+    }
     bp_hook_sync(BP_SYNC_TASKWAIT, 1);
     submit_deps(t, task, deps, ndeps, 0, BP_TASKF_TASKWAIT);
     bp_hook_sync(BP_SYNC_TASKWAIT, 0);
-}
-
-void bp_taskwait_deps_nowait(struct bp_thread *t, const struct bp_dep *deps, int ndeps)
-{
-    submit_deps(t, bp_task_new(0, 1, empty_body, 0, NULL), deps, ndeps, 1, 0);
 }
 
 void bp_task_included_heard(struct bp_task *task)

@@ -138,12 +138,11 @@ void bp_task_hold(struct bp_task *task);
  * other tasks meanwhile. */
 void bp_task_submit_deps(struct bp_thread *t, struct bp_task *task, const struct bp_dep *deps,
                          int ndeps, int deferred);
-/* taskwait depend(...): wait for the sibling tasks those name. */
-void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps);
-/* taskwait depend(...) nowait: an empty deferred task with those
- * dependences (OpenMP 5.2, 15.5), which the tasks after it that depend on
- * the same items wait for, and nothing else does. */
-void bp_taskwait_deps_nowait(struct bp_thread *t, const struct bp_dep *deps, int ndeps);
+/* taskwait depend(...): wait for the sibling tasks those name. With
+ * nowait, an empty deferred task with those dependences instead (OpenMP
+ * 5.2, 15.5), which the tasks after it that depend on the same items wait
+ * for, and nothing else does. */
+void bp_taskwait_deps(struct bp_thread *t, const struct bp_dep *deps, int ndeps, int nowait);
 
 /* taskteam.c */
 
