@@ -11,6 +11,23 @@
 
 typedef unsigned long long gomp_ull;
 
+/* gcc's task flags (gomp-constants.h): GOMP_task's and GOMP_taskloop's,
+ * and target.c's for the task of a target nowait. */
+enum {
+    GOMP_TASK_FLAG_UNTIED = 1 << 0,
+    GOMP_TASK_FLAG_FINAL = 1 << 1,
+    GOMP_TASK_FLAG_MERGEABLE = 1 << 2,
+    GOMP_TASK_FLAG_DEPEND = 1 << 3,
+    GOMP_TASK_FLAG_PRIORITY = 1 << 4,
+    GOMP_TASK_FLAG_UP = 1 << 8,
+    GOMP_TASK_FLAG_GRAINSIZE = 1 << 9,
+    GOMP_TASK_FLAG_IF = 1 << 10,
+    GOMP_TASK_FLAG_NOGROUP = 1 << 11,
+    GOMP_TASK_FLAG_REDUCTION = 1 << 12,
+    GOMP_TASK_FLAG_DETACH = 1 << 13,
+    GOMP_TASK_FLAG_STRICT = 1 << 14,
+};
+
 /* libgomp's schedule numbers, as gcc passes them to GOMP_loop_start. */
 enum {
     GFS_RUNTIME = 0, /* schedule(runtime), and the loops' default */

@@ -17,22 +17,6 @@
 #include "abi.h"
 #include "../internal.h"
 
-/* gcc's flags (gomp-constants.h). */
-enum {
-    GOMP_TASK_FLAG_UNTIED = 1 << 0,
-    GOMP_TASK_FLAG_FINAL = 1 << 1,
-    GOMP_TASK_FLAG_MERGEABLE = 1 << 2,
-    GOMP_TASK_FLAG_DEPEND = 1 << 3,
-    GOMP_TASK_FLAG_PRIORITY = 1 << 4,
-    GOMP_TASK_FLAG_UP = 1 << 8,
-    GOMP_TASK_FLAG_GRAINSIZE = 1 << 9,
-    GOMP_TASK_FLAG_IF = 1 << 10,
-    GOMP_TASK_FLAG_NOGROUP = 1 << 11,
-    GOMP_TASK_FLAG_REDUCTION = 1 << 12,
-    GOMP_TASK_FLAG_DETACH = 1 << 13,
-    GOMP_TASK_FLAG_STRICT = 1 << 14,
-};
-
 /* gcc's dependence kinds in an omp_depend_t (depobj). */
 enum {
     GOMP_DEPEND_IN = 1,

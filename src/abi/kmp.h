@@ -50,6 +50,17 @@ typedef struct kmp_task {
     kmp_cmplrdata_t data2; /* priority */
 } kmp_task_t;
 
+/* clang's task flags (kmp_tasking_flags_t's compiler half): kmp_task.c's,
+ * and target.c's for a target task. */
+enum {
+    KMP_TASK_TIED = 1 << 0,
+    KMP_TASK_FINAL = 1 << 1,
+    KMP_TASK_DESTRUCTORS = 1 << 3,
+    KMP_TASK_PROXY = 1 << 4,
+    KMP_TASK_DETACHABLE = 1 << 6,
+    KMP_TASK_HIDDEN_HELPER = 1 << 7,
+};
+
 /* A dependence as clang passes it. */
 typedef struct kmp_depend_info {
     intptr_t base_addr;

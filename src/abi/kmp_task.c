@@ -21,15 +21,6 @@
 #include "../internal.h"
 #include "kmp.h"
 
-/* clang's task flags (kmp_tasking_flags_t's compiler half). */
-enum {
-    KMP_TASK_TIED = 1 << 0,
-    KMP_TASK_FINAL = 1 << 1,
-    KMP_TASK_DESTRUCTORS = 1 << 3,
-    KMP_TASK_PROXY = 1 << 4,
-    KMP_TASK_DETACHABLE = 1 << 6,
-    KMP_TASK_HIDDEN_HELPER = 1 << 7,
-};
 /* The task has a destructors thunk: the generic flag of a task whose body
  * a discard still runs (kmp_body then runs the thunk alone). */
 #define BP_KMP_DESTRUCTORS BP_TASK_DISCARD_BODY
