@@ -156,6 +156,7 @@ enum {
 /* The listener's side of each hook (listen.c). Call the hooks, not these. */
 void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested);
 void bp_listen_team_obtained(int level);
+void bp_listen_device(int level);
 void bp_listen_fork(void *team, struct bp_hook_span *s, int level, int team_size,
                     const void *fn);
 void bp_listen_primary_begin(struct bp_hook_span *s, int level, int team_size);
@@ -206,6 +207,16 @@ static inline void bp_hook_region_begin(struct bp_hook_span *s, int level, const
 {
     if (bp_listening)
         bp_listen_region_begin(s, level, fn, requested);
+}
+
+/* The calling thread starts a target region's code on the host afresh at
+ * level 0 (fork.c's bp_device_begin) while it is in regions `level` deep,
+ * and (level negative) gives that back at its end: its regions in between
+ * are nested in those for the listeners, whatever level the core gives. */
+static inline void bp_hook_device(int level)
+{
+    if (bp_listening && level != 0)
+        bp_listen_device(level);
 }
 
 /* Its team was made or grown (the pool's slow path), now. */

@@ -46,6 +46,12 @@ void bp_listen_region_begin(struct bp_hook_span *s, int level, const void *fn, i
         bp_ompt_region_begin(s, level, requested);
 }
 
+void bp_listen_device(int level)
+{
+    if (prof)
+        bp_prof_device(level);
+}
+
 void bp_listen_team_obtained(int level)
 {
     if (prof)

@@ -18,6 +18,7 @@
 int bp_prof_start(int max_threads);
 void bp_prof_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested);
 void bp_prof_team_obtained(int level);
+void bp_prof_device(int level);
 void bp_prof_fork(void *team, int level, int team_size, const void *fn);
 void bp_prof_join_begin(int level);
 void bp_prof_join_end(struct bp_hook_span *s, void *team, int level, int team_size);

@@ -69,6 +69,8 @@ for v in -1 x 99999999999999999999; do
     expect_warn OMP_MAX_TASK_PRIORITY "$v"
 done
 for v in yes 1; do expect_warn OMP_DISPLAY_ENV "$v"; done
+for v in yes 1 '' default2 'mandatory x'; do expect_warn OMP_TARGET_OFFLOAD "$v"; done
+for v in -1 x 99999999999999999999; do expect_warn OMP_DEFAULT_DEVICE "$v"; done
 expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
 expect_warn BUDDY_THREAD_POOL_TRACE ''
 for v in 0 -1 abc 15 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_TRACE_EVENTS "$v"; done
@@ -107,6 +109,10 @@ expect_quiet OMP_MAX_ACTIVE_LEVELS 0 "max_threads"
 expect_quiet OMP_MAX_TASK_PRIORITY 5 "max_threads"
 expect_quiet OMP_DISPLAY_ENV true "OPENMP DISPLAY ENVIRONMENT END"
 expect_quiet OMP_DISPLAY_ENV VERBOSE "BUDDY_THREAD_POOL_SPIN_US"
+expect_quiet OMP_DISPLAY_ENV true "OMP_TARGET_OFFLOAD = 'DEFAULT'"
+expect_quiet OMP_TARGET_OFFLOAD " Mandatory " "max_threads"
+expect_quiet OMP_TARGET_OFFLOAD disabled "max_threads"
+expect_quiet OMP_DEFAULT_DEVICE 3 "max_threads"
 
 "$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
 expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65

@@ -716,4 +716,55 @@ BP_API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
                               unsigned long num_tasks, int priority, unsigned long long start,
                               unsigned long long end, unsigned long long step);
 
+/* ---- target.c ---------------------------------------------------------- */
+BP_API void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapnum,
+                        void **hostaddrs, size_t *sizes, unsigned char *kinds);
+BP_API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hostaddrs,
+                            size_t *sizes, unsigned short *kinds, unsigned int flags,
+                            void **depend, void **args);
+BP_API void GOMP_target_data(int device, const void *unused, size_t mapnum, void **hostaddrs,
+                             size_t *sizes, unsigned char *kinds);
+BP_API void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
+                                 unsigned short *kinds);
+BP_API void GOMP_target_end_data(void);
+BP_API void GOMP_target_update(int device, const void *unused, size_t mapnum, void **hostaddrs,
+                               size_t *sizes, unsigned char *kinds);
+BP_API void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
+                                   unsigned short *kinds, unsigned int flags, void **depend);
+BP_API void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs,
+                                        size_t *sizes, unsigned short *kinds,
+                                        unsigned int flags, void **depend);
+BP_API void GOMP_offload_register_ver(unsigned version, const void *host_table,
+                                      int target_type, const void *target_data);
+BP_API void GOMP_offload_unregister_ver(unsigned version, const void *host_table,
+                                        int target_type, const void *target_data);
+BP_API void GOMP_offload_register(const void *host_table, int target_type,
+                                  const void *target_data);
+BP_API void GOMP_offload_unregister(const void *host_table, int target_type,
+                                    const void *target_data);
+BP_API kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
+                                                size_t sizeof_kmp_task_t,
+                                                size_t sizeof_shareds,
+                                                kmp_routine_entry_t task_entry,
+                                                int64_t device_id);
+BP_API void __kmpc_set_thread_limit(ident_t *loc, int32_t gtid, int32_t thread_limit);
+BP_API int __kmpc_get_target_offload(void);
+BP_API void *omp_target_alloc(size_t size, int device_num);
+BP_API void omp_target_free(void *device_ptr, int device_num);
+BP_API int omp_target_is_present(const void *ptr, int device_num);
+BP_API int omp_target_is_accessible(const void *ptr, size_t size, int device_num);
+BP_API void *omp_get_mapped_ptr(const void *ptr, int device_num);
+BP_API int omp_target_memcpy(void *dst, const void *src, size_t length, size_t dst_offset,
+                             size_t src_offset, int dst_device_num, int src_device_num);
+BP_API int omp_target_memcpy_rect(void *dst, const void *src, size_t element_size,
+                                  int num_dims, const size_t *volume,
+                                  const size_t *dst_offsets, const size_t *src_offsets,
+                                  const size_t *dst_dimensions,
+                                  const size_t *src_dimensions, int dst_device_num,
+                                  int src_device_num);
+BP_API int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr,
+                                    size_t size, size_t device_offset, int device_num);
+BP_API int omp_target_disassociate_ptr(const void *ptr, int device_num);
+BP_API void *omp_target_memset(void *ptr, int value, size_t count, int device_num);
+
 #endif

@@ -349,9 +349,11 @@ BP_API int omp_get_num_devices(void) { return 0; }
 
 BP_API int omp_get_initial_device(void) { return 0; }
 
-BP_API int omp_get_default_device(void) { return 0; }
+/* default-device-var: any number is kept (libgomp checks none); target.c
+ * says what a number other than the host's means. */
+BP_API int omp_get_default_device(void) { return bp_icv(bp_self())->default_device; }
 
-BP_API void omp_set_default_device(int device) { (void)device; }
+BP_API void omp_set_default_device(int device) { bp_icv_set(bp_self())->default_device = device; }
 
 BP_API int omp_is_initial_device(void) { return 1; }
 

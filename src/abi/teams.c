@@ -50,8 +50,7 @@
  *
  * gcc's GOMP_teams4 is the form for a teams construct inside a target
  * region run on the host: the caller loops while it returns true, one pass
- * per team. It is defined for a target region that the other runtime runs
- * on the host when preloaded beside it (buddypool has no target offload). */
+ * per team (target.c runs the target region on the host). */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -169,9 +168,8 @@ BP_API void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
 
 /* The teams construct of a target region run on the host: true for each
  * team, the first call (first) starting the league. The league ICVs,
- * thread-limit-var with them, are put back when it ends: libgomp discards
- * them at the target region's end, which buddypool does not see (the other
- * runtime runs the target region when preloaded beside it). */
+ * thread-limit-var with them, are put back when it ends (and the target
+ * region's end gives back the rest, target.c). */
 static _Thread_local struct league_saved teams4_saved;
 
 BP_API bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
@@ -196,12 +194,16 @@ BP_API bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigne
 }
 
 /* GCC 4.9 to 8's teams inside a target region, with no call at its end:
- * its thread_limit would outlive the target region (whose end libgomp
- * sees, and buddypool does not), so it is not applied; one team. */
+ * one team, whose thread_limit sets thread-limit-var as libgomp's does,
+ * until the target region's end gives the caller its ICVs back
+ * (target.c). */
 BP_API void GOMP_teams(unsigned num_teams, unsigned thread_limit)
 {
     (void)num_teams;
-    (void)thread_limit;
+    if (thread_limit) {
+        struct bp_icv *icv = bp_icv_set(bp_self());
+        icv->thread_limit = icv->team_cap = clamp_int(thread_limit);
+    }
 }
 
 /* ---- clang ---------------------------------------------------------------- */

@@ -60,9 +60,11 @@ void bp_display_env(int verbose, const struct bp_default_team *def)
     fprintf(f, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", icv->max_active_levels);
     fprintf(f, "  OMP_NUM_TEAMS = '%d'\n  OMP_TEAMS_THREAD_LIMIT = '%d'\n", bp_nteams_var(),
             bp_teams_thread_limit_var());
-    fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '0'\n",
-            bp_config.cancellation ? "TRUE" : "FALSE");
+    fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '%d'\n",
+            bp_config.cancellation ? "TRUE" : "FALSE", icv->default_device);
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
+    static const char *const offload[] = {"DISABLED", "DEFAULT", "MANDATORY"};
+    fprintf(f, "  OMP_TARGET_OFFLOAD = '%s'\n", offload[bp_config.target_offload]);
     /* where the default team came from: always when a CPU quota lowered it */
     if (verbose || def->by_quota)
         fprintf(f, "  BUDDY_THREAD_POOL_DEFAULT_TEAM = '%d' (%s)\n", default_team, def->why);

@@ -29,6 +29,7 @@ struct bp_config bp_config = {
     .profile_steps = 1024,
     .trace_events = 65536,
     .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1},
+    .target_offload = BP_OFFLOAD_DEFAULT,
 };
 
 /* Parse a whole decimal integer in [lo, hi], spaces around allowed. */
@@ -120,22 +121,31 @@ static void load_num_threads(void)
 }
 
 /* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
-static int load_bool(const char *name)
+/* An environment variable that names one of n words, case aside, spaces
+ * around allowed: its index, -1 when unset, -2 when it names none. */
+static int load_word(const char *name, const char *const *words, int n)
 {
     const char *s = getenv(name);
     if (s == NULL)
         return -1;
     while (isspace((unsigned char)*s))
         s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n == 4 && strncasecmp(s, "true", 4) == 0)
-        return 1;
-    if (n == 5 && strncasecmp(s, "false", 5) == 0)
-        return 0;
-    bp_warn("%s='%s' is neither true nor false; ignoring it", name, getenv(name));
-    return -1;
+    size_t len = strlen(s);
+    while (len > 0 && isspace((unsigned char)s[len - 1]))
+        len--;
+    for (int i = 0; i < n; i++)
+        if (strlen(words[i]) == len && strncasecmp(s, words[i], len) == 0)
+            return i;
+    return -2;
+}
+
+static int load_bool(const char *name)
+{
+    static const char *const words[] = {"false", "true"};
+    int v = load_word(name, words, 2);
+    if (v == -2)
+        bp_warn("%s='%s' is neither true nor false; ignoring it", name, getenv(name));
+    return v < 0 ? -1 : v;
 }
 
 /* OMP_MAX_ACTIVE_LEVELS, else the older OMP_NESTED (true: every supported
@@ -161,6 +171,30 @@ static void load_nesting(void)
                 bp_config.icv.max_active_levels);
 }
 
+/* The device ICVs: default-device-var, a device number (the host, the
+ * only device, is 0; another number is accepted and means the host too
+ * unless OMP_TARGET_OFFLOAD is mandatory, target.c), and
+ * target-offload-var. */
+static void load_devices(void)
+{
+    const char *s = getenv("OMP_DEFAULT_DEVICE");
+    long long v;
+    if (s != NULL) {
+        if (parse_int(s, 0, INT_MAX, &v) == 0)
+            bp_config.icv.default_device = (int)v;
+        else
+            bp_warn("OMP_DEFAULT_DEVICE='%s' is not a non-negative integer; using 0", s);
+    }
+    /* numbered as BP_OFFLOAD_* */
+    static const char *const offload[] = {"disabled", "default", "mandatory"};
+    int o = load_word("OMP_TARGET_OFFLOAD", offload, 3);
+    if (o >= 0)
+        bp_config.target_offload = o;
+    else if (o == -2)
+        bp_warn("OMP_TARGET_OFFLOAD='%s' is not default, mandatory or disabled; using "
+                "default", getenv("OMP_TARGET_OFFLOAD"));
+}
+
 static void load_misc_icvs(void)
 {
     int dynamic = load_bool("OMP_DYNAMIC");
@@ -181,15 +215,14 @@ static void load_misc_icvs(void)
     }
     load_threads("OMP_NUM_TEAMS", &bp_config.nteams, "left unset");
     load_threads("OMP_TEAMS_THREAD_LIMIT", &bp_config.teams_thread_limit, "left unset");
-    s = getenv("OMP_DISPLAY_ENV");
-    if (s != NULL) {
-        if (strcasecmp(s, "true") == 0)
-            bp_config.display_env = 1;
-        else if (strcasecmp(s, "verbose") == 0)
-            bp_config.display_env = 2;
-        else if (strcasecmp(s, "false") != 0)
-            bp_warn("OMP_DISPLAY_ENV='%s' is not true, false or verbose; using false", s);
-    }
+    load_devices();
+    static const char *const display[] = {"false", "true", "verbose"};
+    int d = load_word("OMP_DISPLAY_ENV", display, 3);
+    if (d >= 0)
+        bp_config.display_env = d;
+    else if (d == -2)
+        bp_warn("OMP_DISPLAY_ENV='%s' is not true, false or verbose; using false",
+                getenv("OMP_DISPLAY_ENV"));
 }
 
 /* OMP_STACKSIZE: a size with an optional B, K, M or G suffix; no suffix means

@@ -9,6 +9,9 @@
 
 /* omp_sched_t values of the runtime schedule ICV (omp_set_schedule), and
  * the modifier bit it may carry. */
+/* target-offload-var (OMP_TARGET_OFFLOAD), numbered as libomp's
+ * __kmpc_get_target_offload answers. */
+enum { BP_OFFLOAD_DISABLED = 0, BP_OFFLOAD_DEFAULT = 1, BP_OFFLOAD_MANDATORY = 2 };
 enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
 #define BP_OMP_MONOTONIC ((int)0x80000000u)
 
@@ -30,10 +33,11 @@ struct bp_icv {
     int num_teams;         /* the teams of its league; 1 outside */
     int thread_limit;      /* thread-limit-var the construct set; 0: OMP_THREAD_LIMIT's */
     int team_cap;          /* the most threads a region forked in the team gets; 0: none */
-    int spare;             /* 0: fills what would be padding, so that a copy keeps every */
-                           /* byte and two sets compare whole (fork.c's icv_same) */
+    int default_device;    /* default-device-var (OMP_DEFAULT_DEVICE); it also fills */
+                           /* what would be padding, so that a copy keeps every byte */
+                           /* and two sets compare whole (fork.c's icv_same) */
 };
-_Static_assert(offsetof(struct bp_icv, spare) + sizeof(int) == sizeof(struct bp_icv),
+_Static_assert(offsetof(struct bp_icv, default_device) + sizeof(int) == sizeof(struct bp_icv),
                "struct bp_icv has no padding");
 
 /* Active levels of nested regions supported (libgomp's count). */
@@ -58,6 +62,7 @@ struct bp_config {
     int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
     int display_affinity;  /* OMP_DISPLAY_AFFINITY=true */
     int cancellation;      /* OMP_CANCELLATION=true: cancel-var (cancel.c) */
+    int target_offload;    /* OMP_TARGET_OFFLOAD: BP_OFFLOAD_* (target.c) */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int spin_chosen;       /* spin_ns was chosen (OMP_WAIT_POLICY, BUDDY_THREAD_POOL_SPIN_US,

@@ -544,6 +544,43 @@ void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const voi
     bp_fork_end(&f);
 }
 
+/* A target region run on the host starts afresh, as libgomp's host
+ * fallback runs one: the caller is the initial thread of a new contention
+ * group (level 0, a team of one, an implicit task of its own whose ICVs
+ * are the environment's, thread_limit's when not 0, every place in its
+ * partition). Its regions take teams of their own: those of the regions
+ * the caller is in are set aside (bp_teams_hide), since they run. Its
+ * end waits for the tasks made in it and gives the caller its state back. */
+void bp_device_begin(struct bp_device_frame *f, int thread_limit)
+{
+    struct bp_thread *t = &bp_tls;
+    fork_ready();
+    (void)bp_icv(t); /* the saved ICVs are set, not the initial values' */
+    save_team(t, &f->saved);
+    f->hidden = t->level > 0;
+    if (f->hidden)
+        bp_teams_hide(t, f->hot);
+    bp_hook_device(t->level);
+    memset(&t->team, 0, sizeof t->team);
+    t->team_size = 1;
+    struct bp_icv icv = bp_config.icv;
+    if (thread_limit > 0)
+        icv.thread_limit = icv.team_cap = thread_limit;
+    bp_task_icvs(t, &icv);
+    bp_task_implicit(t, &f->implicit);
+}
+
+void bp_device_end(struct bp_device_frame *f)
+{
+    struct bp_thread *t = &bp_tls;
+    bp_task_children_wait(t);
+    bp_task_deps_free(bp_task_current(t));
+    restore_team(t, &f->saved);
+    bp_hook_device(-t->level);
+    if (f->hidden)
+        bp_teams_show(t, f->hot);
+}
+
 /* A serialized region is a region of one thread whose caller runs the body
  * itself between the two calls: bp_fork's halves with a team of one. */
 struct bp_serial {

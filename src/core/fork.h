@@ -27,6 +27,21 @@ struct bp_fork_frame {
     struct team_state saved;
 };
 
+/* The caller's state around a target region run on the host
+ * (bp_device_begin). */
+struct bp_device_frame {
+    int hidden;                       /* its kept teams were set aside */
+    struct bp_team *hot[BP_HOT_LEVELS];
+    struct bp_implicit_task implicit; /* the region's initial task */
+    struct team_state saved;
+};
+
+/* Run a target region's code on the host between the two calls: the
+ * caller starts afresh as a device's initial thread would, and gets its
+ * state back at the end (fork.c). thread_limit: the construct's, 0 none. */
+void bp_device_begin(struct bp_device_frame *f, int thread_limit);
+void bp_device_end(struct bp_device_frame *f);
+
 /* num_threads(strict: ...)'s severities: a team smaller than asked warns,
  * or stops the program (OpenMP's error termination). */
 enum { BP_STRICT_WARNING = 1, BP_STRICT_FATAL = 2 };

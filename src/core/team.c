@@ -199,12 +199,9 @@ static void free_team(struct bp_team *team, int with_workers)
     free(team);
 }
 
-/* The calling thread exits: its idle teams' workers go back to the pool. */
-static void thread_exit(void *unused)
+/* t's kept teams, idle, go back to the pool (under the lock). */
+static void drop_hot(struct bp_thread *t)
 {
-    (void)unused;
-    struct bp_thread *t = bp_self();
-    bp_teams_lock();
     for (int i = 0; i < BP_HOT_LEVELS; i++) {
         struct bp_team *team = t->hot[i];
         if (team == NULL)
@@ -218,7 +215,29 @@ static void thread_exit(void *unused)
             free_team(team, idle);
         }
     }
+}
+
+/* The calling thread exits: its idle teams' workers go back to the pool. */
+static void thread_exit(void *unused)
+{
+    (void)unused;
+    bp_teams_lock();
+    drop_hot(bp_self());
     bp_teams_unlock();
+}
+
+void bp_teams_hide(struct bp_thread *t, struct bp_team *saved[BP_HOT_LEVELS])
+{
+    memcpy(saved, t->hot, sizeof t->hot);
+    memset(t->hot, 0, sizeof t->hot);
+}
+
+void bp_teams_show(struct bp_thread *t, struct bp_team *const saved[BP_HOT_LEVELS])
+{
+    bp_teams_lock();
+    drop_hot(t);
+    bp_teams_unlock();
+    memcpy(t->hot, saved, sizeof t->hot);
 }
 
 static void make_exit_key(void)

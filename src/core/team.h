@@ -162,6 +162,12 @@ struct bp_team *bp_team_take(struct bp_thread *t, int level, int want, int *got,
 /* The region is over and every member has arrived: the team is idle, kept
  * for t's next region at its level. */
 void bp_team_put(struct bp_thread *t, struct bp_team *team);
+/* A thread that starts afresh at level 0 while it is in regions of its
+ * own (a target region run on the host, fork.c's bp_device_begin) sets
+ * its kept teams aside, those regions' among them, and gets them back at
+ * the end; teams it kept in between go back to the pool then. */
+void bp_teams_hide(struct bp_thread *t, struct bp_team *saved[BP_HOT_LEVELS]);
+void bp_teams_show(struct bp_thread *t, struct bp_team *const saved[BP_HOT_LEVELS]);
 /* The default placement follows an unbound caller that moved onto a
  * worker's CPU; before an outermost fork, on the team it takes. */
 void bp_team_follow_caller(struct bp_team *team);

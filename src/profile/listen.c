@@ -53,6 +53,7 @@ struct team_member {
     const struct bp_step_rec *rec; /* its steps buffer */
 };
 struct team_block {
+    int nested;                 /* thread 0's region is nested (bp_prof_device) */
     const void *fn;             /* the region's function (trace slices) */
     long forker;                /* its forking thread's OS thread id (tracing) */
     int64_t fork_ns;            /* its fork, for the workers' wake-up */
@@ -65,13 +66,25 @@ struct team_block {
 
 /* ---- regions, thread 0 ----------------------------------------------------- */
 
+/* A thread that runs a target region on the host inside regions of its own
+ * starts afresh at level 0 there (fork.c): the regions it forks in it are
+ * nested in the region it is timing, as any nested region, and their
+ * teams' shares and barriers are not counted; the level each hook gets is
+ * counted from the enclosing regions' (outer_level). */
+void bp_prof_device(int level) { bp_lt.device_base += level; }
+
+static inline int outer_level(const struct bp_listen_thread *lt, int level)
+{
+    return level + lt->device_base;
+}
+
 void bp_prof_region_begin(struct bp_hook_span *s, int level, const void *fn, int requested)
 {
     (void)requested;
     struct bp_listen_thread *lt = &bp_lt;
     s->outer_ns = lt->task_inner_ns; /* given back at its end */
     /* relaxed: see `reported` */
-    if (level != 1 || atomic_load_explicit(&reported, memory_order_relaxed))
+    if (outer_level(lt, level) != 1 || atomic_load_explicit(&reported, memory_order_relaxed))
         return;
     bp_site_take(lt); /* before the clock starts: any walk is serial time */
     lt->timed = 1;
@@ -86,7 +99,7 @@ void bp_prof_region_begin(struct bp_hook_span *s, int level, const void *fn, int
 
 void bp_prof_team_obtained(int level)
 {
-    if (level == 1 && bp_lt.timed)
+    if (outer_level(&bp_lt, level) == 1 && bp_lt.timed)
         bp_lt.obtain_ns = bp_now_ns() - bp_lt.start_ns;
 }
 
@@ -95,14 +108,15 @@ void bp_prof_fork(void *team, int level, int team_size, const void *fn)
     struct team_block *b = team;
     struct bp_listen_thread *lt = &bp_lt;
     b->fn = fn;
+    b->nested = outer_level(lt, level) != 1;
     if (bp_tracing)
         b->forker = bp_trace_tid(lt);
-    b->fork_ns = level == 1 && lt->timed ? lt->start_ns : 0;
+    b->fork_ns = !b->nested && lt->timed ? lt->start_ns : 0;
 }
 
 void bp_prof_join_begin(int level)
 {
-    if (level == 1 && bp_lt.timed)
+    if (outer_level(&bp_lt, level) == 1 && bp_lt.timed)
         bp_lt.joined_ns = bp_now_ns();
 }
 
@@ -171,7 +185,7 @@ void bp_prof_join_end(struct bp_hook_span *span, void *team, int level, int team
 {
     struct bp_listen_thread *lt = &bp_lt;
     lt->task_inner_ns = span->outer_ns; /* as it was when the region began */
-    if (level != 1 || !lt->timed)
+    if (outer_level(lt, level) != 1 || !lt->timed)
         return;
     lt->timed = 0;
     int64_t end_ns = bp_now_ns();
@@ -199,10 +213,11 @@ void bp_prof_share_begin(void *team, int level, int tid, int help)
     /* thread 0's call back to help with its tasks is part of its region,
      * whose figures go on */
     struct bp_listen_thread *lt = &bp_lt;
-    lt->share_timed = !help;
-    if (help)
-        return;
     struct team_block *b = team;
+    lt->share_timed = !help && !b->nested;
+    lt->share_nested = b->nested;
+    if (!lt->share_timed)
+        return;
     int slept = lt->slept;
     lt->woke_ns = slept || bp_tracing ? bp_now_ns() : 0;
     b->members[tid].woke_late_ns = slept ? lt->woke_ns - b->fork_ns : -1;
@@ -215,6 +230,7 @@ void bp_prof_share_begin(void *team, int level, int tid, int help)
 void bp_prof_share_end(void *team, int level, int tid, int help)
 {
     struct bp_listen_thread *lt = &bp_lt;
+    lt->share_nested = 0;
     if (!lt->share_timed)
         return;
     struct team_block *b = team;
@@ -239,16 +255,21 @@ void bp_prof_share_end(void *team, int level, int tid, int help)
  * episode, arrival and release, as a step of its region and adds its wait.
  * The barriers of a nested team are not the outermost region's steps, and
  * their waits are not counted. */
+static inline int outermost_barrier(const struct bp_listen_thread *lt, int level)
+{
+    return outer_level(lt, level) == 1 && !lt->share_nested;
+}
+
 int64_t bp_prof_barrier_arrive(int level, int team_size)
 {
-    return level == 1 && team_size > 1 ? bp_now_ns() : 0;
+    return outermost_barrier(&bp_lt, level) && team_size > 1 ? bp_now_ns() : 0;
 }
 
 void bp_prof_barrier_release(int level, int team_size, int64_t arrived_ns)
 {
-    if (level != 1)
-        return;
     struct bp_listen_thread *lt = &bp_lt;
+    if (!outermost_barrier(lt, level))
+        return;
     int64_t now = bp_now_ns();
     if (team_size == 1) { /* no wait: one clock read serves for both */
         bp_steps_record(lt, now, now);

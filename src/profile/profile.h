@@ -84,12 +84,17 @@ struct bp_listen_thread {
     uint32_t barriers;          /* episodes passed (steps.c) */
     struct bp_steps_rec steps;
     int64_t task_inner_ns;      /* tasks run inside the one running: their time */
+    /* the levels of the regions it is in around the target regions it
+     * runs on the host (bp_prof_device): its levels are counted from
+     * there, so that their regions are nested ones */
+    int device_base;
     /* thread 0 of an outermost region of its own, timed fork to join */
     int timed;
     const void *fn;
     int64_t start_ns, obtain_ns, joined_ns;
-    /* a worker's current share of a region */
-    int share_timed;
+    /* a worker's current share of a region; its team's thread 0 is in a
+     * target region nested in a region (team_block.nested) */
+    int share_timed, share_nested;
     int64_t woke_ns;
     /* the call site of its next (then current) outermost region, noted by
      * the ABI entry that forks it (BP_HOOK_SITE) */

@@ -41,6 +41,8 @@ unsigned GOMP_sections_next(void);
 void GOMP_sections_end(void);
 bool GOMP_teams4(unsigned, unsigned, unsigned, bool);
 void GOMP_teams(unsigned, unsigned);
+void GOMP_target_ext(int, void (*)(void *), size_t, void **, size_t *, unsigned short *,
+                     unsigned, void **, void **);
 
 enum { N = 300 };
 #define GFS_MONOTONIC 0x80000000l
@@ -278,6 +280,16 @@ static void teams4(void)
  * The pass runs in a region of its own, whose end discards the ICV, as a
  * target region's end does. buddypool only: libgomp needs the thread state
  * of a target region for a limit (here it faults at 2 threads). */
+/* gcc 4.9 to 8's teams in a target region: one team, its thread_limit
+ * thread-limit-var until the target region ends. */
+static void teams_in_target(void *unused)
+{
+    (void)unused;
+    GOMP_teams(4, 2);
+    EXPECT_EQ(omp_get_thread_limit(), 2, "GOMP_teams: thread_limit sets thread-limit-var");
+    EXPECT_EQ(omp_get_num_teams(), 1, "GOMP_teams: no league");
+}
+
 static void teams4_limit(void)
 {
     int limit0 = omp_get_thread_limit();
@@ -295,10 +307,9 @@ static void teams4_limit(void)
         EXPECT_EQ(limit, 1, "GOMP_teams4: thread_limit sets thread-limit-var");
         EXPECT_EQ(inner, 1, "GOMP_teams4: thread_limit caps a region");
         EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams4: the limit ends with it");
-        /* no end call: a limit would outlive the target region */
-        GOMP_teams(4, 2);
-        EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams: thread_limit not kept");
-        EXPECT_EQ(omp_get_num_teams(), 1, "GOMP_teams: no league");
+        /* no end call: the target region's end takes the limit back */
+        GOMP_target_ext(-1, teams_in_target, 0, NULL, NULL, NULL, 0, NULL, NULL);
+        EXPECT_EQ(omp_get_thread_limit(), limit0, "GOMP_teams: the limit ends with the target");
     }
     EXPECT_EQ(omp_get_thread_limit(), limit0, "thread-limit-var after the region");
 }

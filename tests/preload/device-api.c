@@ -1,7 +1,7 @@
-/* device-api.c: calls of the OpenMP device and memory API, which buddypool
- * does not implement, for the preload tests: many entry points bind to the
- * program's own runtime, so the one warning is long and must wrap. Built
- * with gcc (libgomp defines all of them). Runs no parallel region. */
+/* device-api.c: calls of the OpenMP device and memory API, for the preload
+ * tests: buddypool defines them all (target.c), so preloaded they are its
+ * own and no warning names them. Built with gcc. Runs no parallel
+ * region. */
 #include <omp.h>
 #include <stdio.h>
 
