@@ -1,5 +1,5 @@
 /* gomp_loop.c: the libgomp worksharing entry points (`GOMP_loop_*`,
- * `GOMP_ordered_*`, `GOMP_sections_*`, the doacross stubs) over loop.c's
+ * `GOMP_ordered_*`, `GOMP_sections_*`, the doacross loops) over loop.c's
  * engine; gomp_abi.c has the regions and synchronisation.
  *
  * Loops. gcc hands a loop over as start, end (exclusive) and incr, signed
@@ -17,6 +17,8 @@
  * start and incr stay in the engine's base and step of the thread's loop,
  * which a region forked inside the loop saves and restores. */
 #include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -26,6 +28,7 @@
 #include "gomp.h"
 #include "abi.h"
 #include "../internal.h"
+#include "../prim.h"
 
 /* ---- iteration spaces ---------------------------------------------------- */
 
@@ -395,22 +398,147 @@ BP_API void GOMP_sections_end_nowait(void) { ws_close(bp_self()); }
 
 BP_API bool GOMP_sections_end_cancel(void) { return ws_end_cancel(); }
 
-/* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
- * Defined only to stop with a clear message: left undefined, a program
- * preloaded beside libgomp would start the loop in libgomp and take its
- * chunks here, and silently skip iterations. */
-#define BP_GOMP_DOACROSS_START(name, T)                                              \
-    BP_API bool name(unsigned ncounts, T *counts, T chunk, T *istart, T *iend)       \
-    {                                                                                \
-        (void)ncounts, (void)counts, (void)chunk, (void)istart, (void)iend;          \
-        bp_fatal(#name ": doacross loops (ordered(n) with depend) are not supported"); \
+/* ---- doacross loops (ordered(n) with depend(sink: ...) and depend(source)) --
+ * gcc numbers the iterations of each of the n ordered loops from 0
+ * (counts[d] of them) and workshares the first; the others run in order
+ * inside each of its iterations, on the thread that has it. So one outer
+ * iteration's inner iterations are done in order, and the last one posted
+ * says that all before it are: the construct's team-shared memory
+ * (bp_loop_start_mem) holds, per outer iteration, 1 + the inner index
+ * (the inner dimensions flattened, row-major) of its last posted
+ * iteration, which a wait compares with its sink's. A sink outside the
+ * iteration space is no dependence (OpenMP), and waits for nothing. The
+ * memory also holds each thread's copy of the geometry, in its own slot,
+ * so that no word of it is written by two threads; it lives until every
+ * thread has ended the loop (bp_loop_finish). A wait spins, then yields:
+ * the iteration it waits for is running or next on another thread. */
+enum { BP_DOACROSS_DIMS = 16 };
+struct doacross {
+    unsigned n;
+    gomp_ull counts[BP_DOACROSS_DIMS];
+    _Atomic uint64_t *done; /* per outer iteration */
+};
+
+/* Bytes of construct memory ahead of a doacross loop's own (user) part. */
+static size_t doacross_size(const char *who, unsigned ncounts, const gomp_ull *counts, int nth)
+{
+    if (ncounts == 0 || ncounts > BP_DOACROSS_DIMS)
+        bp_fatal("%s: a doacross loop of %u ordered loops; 1 to %d are supported", who,
+                 ncounts, BP_DOACROSS_DIMS);
+    uint64_t inner = 1;
+    for (unsigned d = 1; d < ncounts; d++)
+        if (__builtin_mul_overflow(inner, counts[d], &inner) || inner == UINT64_MAX)
+            bp_fatal("%s: the inner ordered loops of a doacross loop have more than 2^64 "
+                     "iterations", who);
+    size_t bytes;
+    if (counts[0] > SIZE_MAX / sizeof(uint64_t) ||
+        __builtin_add_overflow((size_t)nth * sizeof(struct doacross),
+                               (size_t)counts[0] * sizeof(uint64_t), &bytes))
+        bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
+                 (unsigned long long)counts[0]);
+    return (bytes + 63) & ~(size_t)63;
+}
+
+/* Start t's part of a doacross loop of counts[0] outer iterations with the
+ * schedule (BP_LOOP_*, SCHED_RUNTIME) and chunk; *user: the size of the
+ * construct memory the compiled code wants after ours, then its address. */
+static void doacross_begin(const char *who, struct bp_thread *t, unsigned ncounts,
+                           const gomp_ull *counts, int sched, uint64_t chunk, void **user)
+{
+    size_t ours = doacross_size(who, ncounts, counts, t->team_size);
+    size_t extra = user != NULL ? (size_t)(uintptr_t)*user : 0;
+    struct ws_setup s = {.empty = counts[0] == 0, .last = counts[0] - 1, .base = 0, .step = 1};
+    bp_gomp_set_schedule(&s, sched, chunk, 0);
+    void *mem = (void *)(uintptr_t)(ours + extra);
+    ws_begin_mem(t, &s, &mem);
+    struct doacross *own = (struct doacross *)mem + t->tid;
+    own->n = ncounts;
+    for (unsigned d = 0; d < ncounts; d++)
+        own->counts[d] = counts[d];
+    own->done = (_Atomic uint64_t *)((struct doacross *)mem + t->team_size);
+    if (user != NULL)
+        *user = extra ? (char *)mem + ours : NULL;
+}
+
+/* The calling thread's doacross loop. */
+static struct doacross *doacross_of(const char *who, struct bp_thread *t)
+{
+    if (t->loop.mem == NULL || !t->loop.open)
+        bp_fatal("%s: not inside a doacross loop", who);
+    return (struct doacross *)t->loop.mem + t->tid;
+}
+
+/* The inner index of an iteration vector (v[1..n-1]); UINT64_MAX: out of
+ * the iteration space. v[0] is checked by the caller. */
+static uint64_t doacross_inner(const struct doacross *a, const gomp_ull *v)
+{
+    uint64_t inner = 0;
+    for (unsigned d = 1; d < a->n; d++) {
+        if (v[d] >= a->counts[d])
+            return UINT64_MAX;
+        inner = inner * a->counts[d] + v[d];
     }
-BP_GOMP_DOACROSS_START(GOMP_loop_doacross_static_start, long)
-BP_GOMP_DOACROSS_START(GOMP_loop_doacross_dynamic_start, long)
-BP_GOMP_DOACROSS_START(GOMP_loop_doacross_guided_start, long)
-BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_static_start, unsigned long long)
-BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_dynamic_start, unsigned long long)
-BP_GOMP_DOACROSS_START(GOMP_loop_ull_doacross_guided_start, unsigned long long)
+    return inner;
+}
+
+static void doacross_post(const char *who, const gomp_ull *v)
+{
+    struct doacross *a = doacross_of(who, bp_self());
+    uint64_t inner = doacross_inner(a, v);
+    if (v[0] >= a->counts[0] || inner == UINT64_MAX)
+        return;
+    /* release: the iteration's writes before a waiter that sees it posted;
+     * one thread posts an outer iteration's, in order: a store suffices */
+    atomic_store_explicit(&a->done[v[0]], inner + 1, memory_order_release);
+}
+
+static void doacross_wait(const char *who, const gomp_ull *v)
+{
+    struct doacross *a = doacross_of(who, bp_self());
+    uint64_t inner = doacross_inner(a, v);
+    if (v[0] >= a->counts[0] || inner == UINT64_MAX)
+        return; /* no such iteration: no dependence */
+    /* acquire: the posted iteration's writes */
+    for (int i = 0; atomic_load_explicit(&a->done[v[0]], memory_order_acquire) <= inner; i++) {
+        bp_cpu_relax();
+        if (i > 200)
+            sched_yield();
+    }
+}
+
+/* gcc's counts are longs: none is negative (an empty loop has 0). */
+static void long_counts(const char *who, unsigned ncounts, const long *counts, gomp_ull *out)
+{
+    if (ncounts > BP_DOACROSS_DIMS)
+        bp_fatal("%s: a doacross loop of %u ordered loops; 1 to %d are supported", who,
+                 ncounts, BP_DOACROSS_DIMS);
+    for (unsigned d = 0; d < ncounts; d++)
+        out[d] = counts[d] > 0 ? (gomp_ull)counts[d] : 0;
+}
+
+#define BP_GOMP_DOACROSS_START(name, sched)                                                \
+    BP_API bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts,          \
+                                                  long chunk, long *istart, long *iend)    \
+    {                                                                                      \
+        gomp_ull c[BP_DOACROSS_DIMS];                                                      \
+        long_counts("GOMP_loop_doacross_" #name "_start", ncounts, counts, c);             \
+        struct bp_thread *t = bp_self();                                                   \
+        doacross_begin("GOMP_loop_doacross_" #name "_start", t, ncounts, c, sched,         \
+                       chunk > 0 ? (uint64_t)chunk : 0, NULL);                             \
+        return long_next(t, istart, iend);                                                 \
+    }                                                                                      \
+    BP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, gomp_ull *counts,  \
+                                                      gomp_ull chunk, gomp_ull *istart,    \
+                                                      gomp_ull *iend)                      \
+    {                                                                                      \
+        struct bp_thread *t = bp_self();                                                   \
+        doacross_begin("GOMP_loop_ull_doacross_" #name "_start", t, ncounts, counts,       \
+                       sched, chunk, NULL);                                                \
+        return ull_next(t, istart, iend);                                                  \
+    }
+BP_GOMP_DOACROSS_START(static, BP_LOOP_STATIC)
+BP_GOMP_DOACROSS_START(dynamic, BP_LOOP_DYNAMIC)
+BP_GOMP_DOACROSS_START(guided, BP_LOOP_GUIDED)
 
 /* After a worksharing construct with task reductions (or a scope), once
  * thread 0 has folded the copies. */
@@ -425,15 +553,20 @@ BP_API void GOMP_workshare_task_reduction_unregister(bool cancelled)
 BP_API void GOMP_scope_start(uintptr_t *reductions) { task_reductions(reductions); }
 
 /* gcc 9 and later call these generic starts for doacross loops with task
- * reductions. */
+ * reductions; mem: construct memory the compiled code wants besides. */
 BP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
                                      long *istart, long *iend, uintptr_t *reductions,
                                      void **mem)
 {
-    (void)ncounts, (void)counts, (void)sched, (void)chunk, (void)istart, (void)iend;
-    (void)reductions, (void)mem;
-    bp_fatal("GOMP_loop_doacross_start: doacross loops (ordered(n) with depend) are not "
-             "supported");
+    static const char who[] = "GOMP_loop_doacross_start";
+    task_reductions(reductions);
+    gomp_ull c[BP_DOACROSS_DIMS];
+    long_counts(who, ncounts, counts, c);
+    struct ws_setup s;
+    set_gfs_schedule(who, &s, sched, chunk > 0 ? (uint64_t)chunk : 0, 0);
+    struct bp_thread *t = bp_self();
+    doacross_begin(who, t, ncounts, c, s.sched, s.chunk, mem);
+    return istart == NULL ? true : long_next(t, istart, iend);
 }
 
 BP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts,
@@ -441,51 +574,74 @@ BP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *c
                                          unsigned long long *istart, unsigned long long *iend,
                                          uintptr_t *reductions, void **mem)
 {
-    (void)ncounts, (void)counts, (void)sched, (void)chunk, (void)istart, (void)iend;
-    (void)reductions, (void)mem;
-    bp_fatal("GOMP_loop_ull_doacross_start: doacross loops (ordered(n) with depend) are not "
-             "supported");
+    static const char who[] = "GOMP_loop_ull_doacross_start";
+    task_reductions(reductions);
+    struct ws_setup s;
+    set_gfs_schedule(who, &s, sched, (uint64_t)chunk, 0);
+    struct bp_thread *t = bp_self();
+    doacross_begin(who, t, ncounts, counts, s.sched, s.chunk, mem);
+    return istart == NULL ? true : ull_next(t, istart, iend);
 }
 
 BP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart,
                                              long *iend)
 {
-    (void)ncounts, (void)counts, (void)istart, (void)iend;
-    bp_fatal("GOMP_loop_doacross_runtime_start: doacross loops (ordered(n) with depend) "
-             "are not supported");
+    static const char who[] = "GOMP_loop_doacross_runtime_start";
+    gomp_ull c[BP_DOACROSS_DIMS];
+    long_counts(who, ncounts, counts, c);
+    struct bp_thread *t = bp_self();
+    doacross_begin(who, t, ncounts, c, SCHED_RUNTIME, 0, NULL);
+    return long_next(t, istart, iend);
 }
 
 BP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
                                                  unsigned long long *istart,
                                                  unsigned long long *iend)
 {
-    (void)ncounts, (void)counts, (void)istart, (void)iend;
-    bp_fatal("GOMP_loop_ull_doacross_runtime_start: doacross loops (ordered(n) with depend) "
-             "are not supported");
+    struct bp_thread *t = bp_self();
+    doacross_begin("GOMP_loop_ull_doacross_runtime_start", t, ncounts, counts, SCHED_RUNTIME,
+                   0, NULL);
+    return ull_next(t, istart, iend);
 }
 
+/* depend(source): the iteration vector, counted from 0 in each loop. */
 BP_API void GOMP_doacross_post(long *counts)
 {
-    (void)counts;
-    bp_fatal("GOMP_doacross_post: doacross loops (ordered(n) with depend) are not supported");
-}
-
-BP_API void GOMP_doacross_wait(long first, ...)
-{
-    (void)first;
-    bp_fatal("GOMP_doacross_wait: doacross loops (ordered(n) with depend) are not supported");
+    struct doacross *a = doacross_of("GOMP_doacross_post", bp_self());
+    gomp_ull v[BP_DOACROSS_DIMS];
+    for (unsigned d = 0; d < a->n; d++)
+        v[d] = (gomp_ull)counts[d]; /* a negative one: out of the space */
+    doacross_post("GOMP_doacross_post", v);
 }
 
 BP_API void GOMP_doacross_ull_post(unsigned long long *counts)
 {
-    (void)counts;
-    bp_fatal("GOMP_doacross_ull_post: doacross loops (ordered(n) with depend) are not "
-             "supported");
+    doacross_post("GOMP_doacross_ull_post", counts);
+}
+
+/* depend(sink: ...): the sink's vector, one argument per ordered loop. */
+BP_API void GOMP_doacross_wait(long first, ...)
+{
+    struct doacross *a = doacross_of("GOMP_doacross_wait", bp_self());
+    gomp_ull v[BP_DOACROSS_DIMS];
+    v[0] = (gomp_ull)first;
+    va_list ap;
+    va_start(ap, first);
+    for (unsigned d = 1; d < a->n; d++)
+        v[d] = (gomp_ull)va_arg(ap, long);
+    va_end(ap);
+    doacross_wait("GOMP_doacross_wait", v);
 }
 
 BP_API void GOMP_doacross_ull_wait(unsigned long long first, ...)
 {
-    (void)first;
-    bp_fatal("GOMP_doacross_ull_wait: doacross loops (ordered(n) with depend) are not "
-             "supported");
+    struct doacross *a = doacross_of("GOMP_doacross_ull_wait", bp_self());
+    gomp_ull v[BP_DOACROSS_DIMS];
+    v[0] = first;
+    va_list ap;
+    va_start(ap, first);
+    for (unsigned d = 1; d < a->n; d++)
+        v[d] = va_arg(ap, unsigned long long);
+    va_end(ap);
+    doacross_wait("GOMP_doacross_ull_wait", v);
 }

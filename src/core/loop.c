@@ -188,6 +188,7 @@ void bp_loop_finish(struct bp_thread *t)
     if (b == NULL)
         return;
     t->loop.shared = NULL;
+    t->loop.mem = NULL;
     /* release: this thread's reads of the block before the free that
      * acquires the count */
     atomic_fetch_add_explicit(&b->finished, 1, memory_order_release);
@@ -222,7 +223,7 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
         if (mem_size && l->own_mem == NULL)
             bp_fatal("GOMP_loop_start: out of memory for %zu bytes of construct memory",
                      mem_size);
-        return l->own_mem;
+        return l->mem = l->own_mem;
     }
     uint32_t k = t->constructs++;
     struct bp_ws *ws = &t->team_loops->ring[k % BP_RING];
@@ -256,7 +257,7 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
     if (ws->mem == NULL || mem_size == 0)
         return NULL;
     l->shared = ws->mem; /* counted out by bp_loop_finish */
-    return ws->mem->bytes;
+    return l->mem = ws->mem->bytes;
 }
 
 /* t leaves its loop: the last thread to leave frees the slot. */

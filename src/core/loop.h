@@ -36,6 +36,7 @@ struct bp_loop {
     int work;              /* what the listeners hear it is (hooks.h's enum bp_work) */
     void *own_mem;         /* a team of one's construct memory (bp_loop_start_mem) */
     struct mem_block *shared; /* the team's construct memory, until bp_loop_finish */
+    void *mem;             /* the construct memory bp_loop_start_mem gave (NULL: none) */
 };
 
 /* What the listeners hear a loop of schedule sched (BP_LOOP_*) is. */

@@ -1,6 +1,8 @@
-/* gomp-doacross.c: a doacross loop (ordered(1) with depend), which buddypool
- * does not support: the run must stop with a message naming the entry point
- * (check-unsupported.sh), never skip iterations silently. */
+/* gomp-doacross.c: a doacross loop (ordered(1) with depend), built by
+ * clang, whose doacross entry points buddypool does not support yet: the
+ * run must stop with a message naming the entry point
+ * (check-unsupported.sh), never skip iterations silently. gcc's doacross
+ * loops run (doacross.c). */
 #include <stdio.h>
 
 int main(void)

@@ -1,0 +1,148 @@
+/* doacross.c: doacross loops (ordered(n) with depend(sink: ...) and
+ * depend(source), OpenMP 5.2's doacross), built by gcc: every iteration
+ * runs once and after the iterations its sinks name, which the results
+ * show exactly (each value is computed from values the sinks order
+ * before it; a missed wait reads a value not yet written). Every schedule
+ * (static, static with a chunk, dynamic, guided, runtime), a 2-D nest with
+ * sinks in both dimensions and sinks outside the iteration space, an
+ * unsigned long long loop, a nowait loop, and a loop with a task
+ * reduction (gcc's generic GOMP_loop_doacross_start). */
+#include <string.h>
+
+#include "gomp-check.h"
+
+enum { N = 2000, R = 40, C = 60 };
+
+static long a[N];
+static int runs[N];
+
+static void reset(void)
+{
+    memset(a, 0, sizeof a);
+    memset(runs, 0, sizeof runs);
+    a[0] = 1;
+}
+
+static void check_chain(const char *what)
+{
+    int once = 0, right = 0;
+    for (int i = 1; i < N; i++) {
+        once += runs[i] == 1;
+        right += a[i] == a[i - 1] + i;
+    }
+    EXPECT_EQ(once, N - 1, what);
+    EXPECT_EQ(right, N - 1, what);
+}
+
+/* a[i] = a[i-1] + i, in order through the sink on i - 1 */
+#define CHAIN(schedule_clause, what)                                                    \
+    do {                                                                                \
+        reset();                                                                        \
+        PRAGMA(omp parallel for ordered(1) schedule_clause)                             \
+        for (int i = 1; i < N; i++) {                                                   \
+            PRAGMA(omp ordered depend(sink : i - 1))                                    \
+            a[i] = a[i - 1] + i;                                                        \
+            __atomic_fetch_add(&runs[i], 1, __ATOMIC_RELAXED);                          \
+            PRAGMA(omp ordered depend(source))                                          \
+        }                                                                               \
+        check_chain(what);                                                              \
+    } while (0)
+
+/* A 2-D wavefront: g[i][j] from its upper and left neighbours (sinks
+ * (i-1, j) and (i, j-1)), and a sink two rows up and one column right,
+ * outside the space at the edges. */
+static void wavefront(void)
+{
+    static long g[R][C];
+    static int seen[R][C];
+    memset(g, 0, sizeof g);
+    memset(seen, 0, sizeof seen);
+    PRAGMA(omp parallel for ordered(2) schedule(dynamic, 1))
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+            PRAGMA(omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+                       depend(sink : i - 2, j + 1))
+            long up = i > 0 ? g[i - 1][j] : 0, left = j > 0 ? g[i][j - 1] : 0;
+            long far = i > 1 && j + 1 < C ? g[i - 2][j + 1] : 0;
+            g[i][j] = (up + left + far) % 1000003 + 1;
+            seen[i][j]++;
+            PRAGMA(omp ordered depend(source))
+        }
+    /* the same serially */
+    static long want[R][C];
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+            long up = i > 0 ? want[i - 1][j] : 0, left = j > 0 ? want[i][j - 1] : 0;
+            long far = i > 1 && j + 1 < C ? want[i - 2][j + 1] : 0;
+            want[i][j] = (up + left + far) % 1000003 + 1;
+        }
+    int same = 0, once = 0;
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+            same += g[i][j] == want[i][j];
+            once += seen[i][j] == 1;
+        }
+    EXPECT_EQ(same, R * C, "2-D doacross: every value as the serial loop's");
+    EXPECT_EQ(once, R * C, "2-D doacross: every iteration once");
+}
+
+/* An unsigned long long loop (gcc's _ull entry points); its first sink,
+ * u - 1 = 0, is outside the space. */
+static void ull_loop(void)
+{
+    reset();
+    unsigned long long n = N;
+    PRAGMA(omp parallel for ordered(1) schedule(static, 3))
+    for (unsigned long long u = 1; u < n; u++) {
+        int i = (int)u;
+        PRAGMA(omp ordered depend(sink : u - 1))
+        a[i] = a[i - 1] + i;
+        __atomic_fetch_add(&runs[i], 1, __ATOMIC_RELAXED);
+        PRAGMA(omp ordered depend(source))
+    }
+    check_chain("unsigned long long doacross loop");
+}
+
+/* Two doacross loops in one region, the first nowait, and one with a task
+ * reduction (GOMP_loop_doacross_start). */
+static void in_region(void)
+{
+    reset();
+    static long b[N];
+    memset(b, 0, sizeof b);
+    long sum = 0;
+    PRAGMA(omp parallel)
+    {
+        PRAGMA(omp for ordered(1) schedule(dynamic, 7) nowait)
+        for (int i = 1; i < N; i++) {
+            PRAGMA(omp ordered depend(sink : i - 1))
+            a[i] = a[i - 1] + i;
+            __atomic_fetch_add(&runs[i], 1, __ATOMIC_RELAXED);
+            PRAGMA(omp ordered depend(source))
+        }
+        PRAGMA(omp for ordered(1) reduction(task, + : sum))
+        for (int i = 1; i < N; i++) {
+            PRAGMA(omp ordered depend(sink : i - 1))
+            b[i] = b[i - 1] + 2;
+            sum += b[i];
+            PRAGMA(omp ordered depend(source))
+        }
+    }
+    check_chain("a nowait doacross loop");
+    EXPECT_EQ(b[N - 1], 2L * (N - 1), "doacross loop with a task reduction");
+    EXPECT_EQ(sum, (long)(N - 1) * N, "its task reduction");
+}
+
+int main(void)
+{
+    check_team_size("doacross");
+    CHAIN(schedule(static), "static doacross loop");
+    CHAIN(schedule(static, 5), "static,5 doacross loop");
+    CHAIN(schedule(dynamic), "dynamic doacross loop");
+    CHAIN(schedule(guided, 4), "guided doacross loop");
+    CHAIN(schedule(runtime), "runtime doacross loop");
+    wavefront();
+    ull_loop();
+    in_region();
+    return check_summary("doacross");
+}
