@@ -17,7 +17,6 @@
  * start and incr stay in the engine's base and step of the thread's loop,
  * which a region forked inside the loop saves and restores. */
 #include <limits.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -28,7 +27,6 @@
 #include "gomp.h"
 #include "abi.h"
 #include "../internal.h"
-#include "../prim.h"
 
 /* ---- iteration spaces ---------------------------------------------------- */
 
@@ -400,23 +398,22 @@ BP_API bool GOMP_sections_end_cancel(void) { return ws_end_cancel(); }
 
 /* ---- doacross loops (ordered(n) with depend(sink: ...) and depend(source)) --
  * gcc numbers the iterations of each of the n ordered loops from 0
- * (counts[d] of them) and workshares the first; the others run in order
- * inside each of its iterations, on the thread that has it. So one outer
- * iteration's inner iterations are done in order, and the last one posted
- * says that all before it are: the construct's team-shared memory
- * (bp_loop_start_mem) holds, per outer iteration, 1 + the inner index
- * (the inner dimensions flattened, row-major) of its last posted
- * iteration, which a wait compares with its sink's. A sink outside the
- * iteration space is no dependence (OpenMP), and waits for nothing. The
- * memory also holds each thread's copy of the geometry, in its own slot,
- * so that no word of it is written by two threads; it lives until every
- * thread has ended the loop (bp_loop_finish). A wait spins, then yields:
- * the iteration it waits for is running or next on another thread. */
+ * (counts[d] of them) and workshares the first (or the first ones,
+ * collapsed). As libgomp and libomp, the construct keeps one bit per
+ * iteration of the whole nest (its index row-major over the n loops), set
+ * by depend(source) with release and waited for by depend(sink) with
+ * acquire, spinning then yielding: the iteration waited for is running or
+ * next on another thread. A sink outside the iteration space is no
+ * dependence (OpenMP) and waits for nothing. The bits are the loop's
+ * team-shared construct memory (bp_loop_start_mem, kept in bp_loop.mem),
+ * after each thread's copy of the geometry in a slot of its own, so that
+ * no word of it is written by two threads; it lives until every thread
+ * has ended the loop (bp_loop_finish). */
 enum { BP_DOACROSS_DIMS = 16 };
 struct doacross {
     unsigned n;
     gomp_ull counts[BP_DOACROSS_DIMS];
-    _Atomic uint64_t *done; /* per outer iteration */
+    _Atomic uint64_t *bits;
 };
 
 /* Bytes of construct memory ahead of a doacross loop's own (user) part. */
@@ -425,17 +422,16 @@ static size_t doacross_size(const char *who, unsigned ncounts, const gomp_ull *c
     if (ncounts == 0 || ncounts > BP_DOACROSS_DIMS)
         bp_fatal("%s: a doacross loop of %u ordered loops; 1 to %d are supported", who,
                  ncounts, BP_DOACROSS_DIMS);
-    uint64_t inner = 1;
-    for (unsigned d = 1; d < ncounts; d++)
-        if (__builtin_mul_overflow(inner, counts[d], &inner) || inner == UINT64_MAX)
-            bp_fatal("%s: the inner ordered loops of a doacross loop have more than 2^64 "
-                     "iterations", who);
+    uint64_t total = 1;
     size_t bytes;
-    if (counts[0] > SIZE_MAX / sizeof(uint64_t) ||
+    for (unsigned d = 0; d < ncounts; d++)
+        if (__builtin_mul_overflow(total, counts[d], &total))
+            total = UINT64_MAX;
+    if (total > (uint64_t)(SIZE_MAX / 8 - 64) ||
         __builtin_add_overflow((size_t)nth * sizeof(struct doacross),
-                               (size_t)counts[0] * sizeof(uint64_t), &bytes))
+                               (size_t)((total + 63) / 64) * 8, &bytes))
         bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
-                 (unsigned long long)counts[0]);
+                 (unsigned long long)total);
     return (bytes + 63) & ~(size_t)63;
 }
 
@@ -455,7 +451,7 @@ static void doacross_begin(const char *who, struct bp_thread *t, unsigned ncount
     own->n = ncounts;
     for (unsigned d = 0; d < ncounts; d++)
         own->counts[d] = counts[d];
-    own->done = (_Atomic uint64_t *)((struct doacross *)mem + t->team_size);
+    own->bits = (_Atomic uint64_t *)((struct doacross *)mem + t->team_size);
     if (user != NULL)
         *user = extra ? (char *)mem + ours : NULL;
 }
@@ -468,42 +464,32 @@ static struct doacross *doacross_of(const char *who, struct bp_thread *t)
     return (struct doacross *)t->loop.mem + t->tid;
 }
 
-/* The inner index of an iteration vector (v[1..n-1]); UINT64_MAX: out of
- * the iteration space. v[0] is checked by the caller. */
-static uint64_t doacross_inner(const struct doacross *a, const gomp_ull *v)
+/* The bit of an iteration vector; UINT64_MAX: outside the space. */
+static uint64_t doacross_index(const struct doacross *a, const gomp_ull *v)
 {
-    uint64_t inner = 0;
-    for (unsigned d = 1; d < a->n; d++) {
+    uint64_t index = 0;
+    for (unsigned d = 0; d < a->n; d++) {
         if (v[d] >= a->counts[d])
             return UINT64_MAX;
-        inner = inner * a->counts[d] + v[d];
+        index = index * a->counts[d] + v[d];
     }
-    return inner;
+    return index;
 }
 
 static void doacross_post(const char *who, const gomp_ull *v)
 {
     struct doacross *a = doacross_of(who, bp_self());
-    uint64_t inner = doacross_inner(a, v);
-    if (v[0] >= a->counts[0] || inner == UINT64_MAX)
-        return;
-    /* release: the iteration's writes before a waiter that sees it posted;
-     * one thread posts an outer iteration's, in order: a store suffices */
-    atomic_store_explicit(&a->done[v[0]], inner + 1, memory_order_release);
+    uint64_t bit = doacross_index(a, v);
+    if (bit != UINT64_MAX)
+        bp_doacross_post(a->bits, bit);
 }
 
 static void doacross_wait(const char *who, const gomp_ull *v)
 {
     struct doacross *a = doacross_of(who, bp_self());
-    uint64_t inner = doacross_inner(a, v);
-    if (v[0] >= a->counts[0] || inner == UINT64_MAX)
-        return; /* no such iteration: no dependence */
-    /* acquire: the posted iteration's writes */
-    for (int i = 0; atomic_load_explicit(&a->done[v[0]], memory_order_acquire) <= inner; i++) {
-        bp_cpu_relax();
-        if (i > 200)
-            sched_yield();
-    }
+    uint64_t bit = doacross_index(a, v);
+    if (bit != UINT64_MAX) /* else no such iteration: no dependence */
+        bp_doacross_wait(a->bits, bit);
 }
 
 /* gcc's counts are longs: none is negative (an empty loop has 0). */

@@ -3,8 +3,9 @@
  * static loops (__kmpc_for_static_init_*), the distribute loops of a
  * teams construct (schedules 91 and 92, __kmpc_dist_for_static_init_*,
  * __kmpc_team_static_init_*, __kmpc_dist_dispatch_init_*), dynamic,
- * guided and runtime loops (__kmpc_dispatch_*), ordered, and the doacross
- * stubs. */
+ * guided and runtime loops (__kmpc_dispatch_*), ordered, and doacross
+ * loops. */
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "abi.h"
@@ -307,29 +308,115 @@ BP_API void __kmpc_end_ordered(ident_t *loc, int32_t gtid)
     bp_ordered_end(bp_self());
 }
 
-/* ---- unsupported: doacross loops (ordered(n) with depend) ----------------
- * Defined only to stop with a clear message, also when preloaded beside
- * libomp, which would otherwise run them against the pool's loops. */
+/* ---- doacross loops (ordered(n) with depend(sink: ...) and depend(source)) --
+ * clang describes each of the n ordered loops at __kmpc_doacross_init,
+ * before the loop's own init, by lo, up and st, in its normalized space
+ * (0, the iteration count, 1: up is exclusive), and names iterations by
+ * vectors in that space. As libomp, the
+ * construct keeps one bit per iteration of the whole nest (its index
+ * row-major over the n loops), set by depend(source) with release and
+ * waited for by depend(sink) with acquire, spinning then yielding: any
+ * thread may run any iteration (a collapsed nest too). A sink outside the
+ * iteration space, or between its steps, is no dependence. The bits live in
+ * team-shared construct memory (loop.c's bp_construct_begin), after each
+ * thread's copy of the geometry in a slot of its own, until every thread
+ * has called __kmpc_doacross_fini. */
+enum { BP_KMP_DOACROSS_DIMS = 16 };
+struct kmp_dim {
+    int64_t lo, up, st;
+};
+struct kmp_doacross {
+    int n;
+    int64_t lo[BP_KMP_DOACROSS_DIMS], st[BP_KMP_DOACROSS_DIMS];
+    uint64_t count[BP_KMP_DOACROSS_DIMS];
+    _Atomic uint64_t *bits;
+};
+
+/* The iterations of one loop: lo, lo + st, ... short of up, which clang
+ * sets to the loop's iteration count, lo to 0 and st to 1 (a sink past the
+ * last iteration, such as j + 1 in the last column, is outside). */
+static uint64_t dim_count(const struct kmp_dim *d)
+{
+    if (d->st > 0)
+        return d->up <= d->lo ? 0
+                              : ((uint64_t)d->up - (uint64_t)d->lo - 1) / (uint64_t)d->st + 1;
+    if (d->st < 0)
+        return d->lo <= d->up ? 0
+                              : ((uint64_t)d->lo - (uint64_t)d->up - 1) / (0 - (uint64_t)d->st) + 1;
+    bp_fatal("__kmpc_doacross_init: a loop of step 0");
+}
+
 BP_API void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_dims, const void *dims)
 {
-    (void)loc, (void)gtid, (void)num_dims, (void)dims;
-    bp_fatal("__kmpc_doacross_init: doacross loops (ordered(n) with depend) are not supported");
+    (void)loc, (void)gtid;
+    static const char who[] = "__kmpc_doacross_init";
+    if (num_dims < 1 || num_dims > BP_KMP_DOACROSS_DIMS)
+        bp_fatal("%s: a doacross loop of %d ordered loops; 1 to %d are supported", who,
+                 (int)num_dims, BP_KMP_DOACROSS_DIMS);
+    const struct kmp_dim *d = dims;
+    struct kmp_doacross g = {.n = num_dims};
+    uint64_t total = 1;
+    for (int i = 0; i < num_dims; i++) {
+        g.lo[i] = d[i].lo;
+        g.st[i] = d[i].st;
+        g.count[i] = dim_count(&d[i]);
+        if (__builtin_mul_overflow(total, g.count[i], &total))
+            total = UINT64_MAX;
+    }
+    struct bp_thread *t = bp_self();
+    size_t slots = (size_t)t->team_size * sizeof g, bytes = 0;
+    if (total > (uint64_t)(SIZE_MAX / 8 - 64) ||
+        __builtin_add_overflow(slots, (size_t)((total + 63) / 64) * 8, &bytes))
+        bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
+                 (unsigned long long)total);
+    struct kmp_doacross *all = bp_construct_begin(t, bytes, who);
+    g.bits = (_Atomic uint64_t *)(all + t->team_size);
+    all[t->team_size > 1 ? t->tid : 0] = g;
+}
+
+/* The bit of the iteration vec names; -1 when it is outside the space. */
+static int64_t doacross_bit(const char *who, struct kmp_doacross **out, const int64_t *vec)
+{
+    struct bp_thread *t = bp_self();
+    struct kmp_doacross *all = bp_construct_mem(t);
+    if (all == NULL)
+        bp_fatal("%s: not inside a doacross loop", who);
+    struct kmp_doacross *g = &all[t->team_size > 1 ? t->tid : 0];
+    *out = g;
+    uint64_t index = 0;
+    for (int i = 0; i < g->n; i++) {
+        int64_t off = g->st[i] > 0 ? vec[i] - g->lo[i] : g->lo[i] - vec[i];
+        uint64_t step = g->st[i] > 0 ? (uint64_t)g->st[i] : 0 - (uint64_t)g->st[i];
+        if (off < 0 || (uint64_t)off % step != 0)
+            return -1;
+        uint64_t k = (uint64_t)off / step;
+        if (k >= g->count[i])
+            return -1;
+        index = index * g->count[i] + k;
+    }
+    return (int64_t)index;
 }
 
 BP_API void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t *vec)
 {
-    (void)loc, (void)gtid, (void)vec;
-    bp_fatal("__kmpc_doacross_wait: doacross loops (ordered(n) with depend) are not supported");
+    (void)loc, (void)gtid;
+    struct kmp_doacross *g;
+    int64_t bit = doacross_bit("__kmpc_doacross_wait", &g, vec);
+    if (bit >= 0) /* else no such iteration: no dependence */
+        bp_doacross_wait(g->bits, (uint64_t)bit);
 }
 
 BP_API void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t *vec)
 {
-    (void)loc, (void)gtid, (void)vec;
-    bp_fatal("__kmpc_doacross_post: doacross loops (ordered(n) with depend) are not supported");
+    (void)loc, (void)gtid;
+    struct kmp_doacross *g;
+    int64_t bit = doacross_bit("__kmpc_doacross_post", &g, vec);
+    if (bit >= 0)
+        bp_doacross_post(g->bits, (uint64_t)bit);
 }
 
 BP_API void __kmpc_doacross_fini(ident_t *loc, int32_t gtid)
 {
     (void)loc, (void)gtid;
-    bp_fatal("__kmpc_doacross_fini: doacross loops (ordered(n) with depend) are not supported");
+    bp_construct_end(bp_self(), "__kmpc_doacross_fini");
 }

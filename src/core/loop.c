@@ -31,6 +31,11 @@
  * region's end. A team of one keeps its own until its next construct or the
  * end of the region (bp_loop_discard).
  *
+ * A construct that is not a loop but needs team-shared memory (clang's
+ * doacross bits, whose loop has its own state) takes a slot of its own
+ * (bp_construct_begin): numbered with the loops, set up by the first
+ * thread, freed with its slot by the last thread to end it.
+ *
  * Ordered: `turn` holds the index whose ordered region may run next (its low
  * 32 bits: a waiter's index is never 2^32 ahead of the turn). The two ABIs
  * order differently. libomp orders iterations: the turn passes after each
@@ -74,7 +79,25 @@ struct mem_block {
     alignas(16) unsigned char bytes[];
 };
 
+/* A construct's own team-shared memory (bp_construct_begin): slot k %
+ * BP_SHARED_SLOTS of the team's loops holds construct k's block; `ticket`
+ * is 0 when free, k + 1 once the first thread has taken it, and `ready`
+ * k + 1 once the block is published; the last thread to end the construct
+ * frees the block, then the slot. */
+enum { BP_SHARED_SLOTS = 4 };
+struct shared_block {
+    uint32_t nth;
+    uint32_t slot; /* its slot in the team's loops */
+    _Atomic uint32_t ended;
+    alignas(16) unsigned char bytes[];
+};
+struct shared_slot {
+    _Atomic uint32_t ticket, ready;
+    struct shared_block *block;
+};
+
 struct bp_loops {
+    struct shared_slot shared[BP_SHARED_SLOTS];
     struct bp_ws ring[BP_RING];
     alignas(BP_LINE) struct mem_block *_Atomic retired;
     void *_Atomic copy_data; /* copyprivate: the single thread's data */
@@ -103,6 +126,12 @@ void bp_loops_reset(struct bp_loops *l)
         atomic_store_explicit(&l->ring[i].ticket, 0, memory_order_relaxed);
         atomic_store_explicit(&l->ring[i].ready.value, 0, memory_order_relaxed);
         atomic_store_explicit(&l->ring[i].left, 0, memory_order_relaxed);
+    }
+    for (int i = 0; i < BP_SHARED_SLOTS; i++) { /* a construct not ended (cancelled) */
+        free(l->shared[i].block);
+        l->shared[i].block = NULL;
+        atomic_store_explicit(&l->shared[i].ticket, 0, memory_order_relaxed);
+        atomic_store_explicit(&l->shared[i].ready, 0, memory_order_relaxed);
     }
     atomic_store_explicit(&l->copy_data, NULL, memory_order_relaxed);
 }
@@ -192,6 +221,93 @@ void bp_loop_finish(struct bp_thread *t)
     /* release: this thread's reads of the block before the free that
      * acquires the count */
     atomic_fetch_add_explicit(&b->finished, 1, memory_order_release);
+}
+
+void bp_doacross_post(_Atomic uint64_t *bits, uint64_t bit)
+{
+    /* release: the iteration's writes before a waiter that sees its bit */
+    atomic_fetch_or_explicit(&bits[bit / 64], (uint64_t)1 << (bit % 64), memory_order_release);
+}
+
+void bp_doacross_wait(_Atomic uint64_t *bits, uint64_t bit)
+{
+    uint64_t mask = (uint64_t)1 << (bit % 64);
+    /* acquire: the posted iteration's writes */
+    for (int i = 0; !(atomic_load_explicit(&bits[bit / 64], memory_order_acquire) & mask); i++) {
+        bp_cpu_relax();
+        if (i > 200)
+            sched_yield();
+    }
+}
+
+void *bp_construct_begin(struct bp_thread *t, size_t size, const char *who)
+{
+    if (t->team_size <= 1 || t->team_loops == NULL) {
+        void *own = calloc(1, sizeof(struct shared_block) + size);
+        if (own == NULL)
+            bp_fatal("%s: out of memory for %zu bytes of construct memory", who, size);
+        ((struct shared_block *)own)->nth = 1;
+        t->construct = own;
+        return ((struct shared_block *)own)->bytes;
+    }
+    uint32_t k = t->constructs++; /* numbered with the loops: one count */
+    struct shared_slot *slot = &t->team_loops->shared[k % BP_SHARED_SLOTS];
+    for (int i = 0;; i++) {
+        uint32_t expected = 0;
+        /* acquire: after the last user of an older construct freed the slot */
+        if (atomic_compare_exchange_strong_explicit(&slot->ticket, &expected, k + 1,
+                                                    memory_order_acquire,
+                                                    memory_order_acquire)) {
+            struct shared_block *b = calloc(1, sizeof *b + size);
+            if (b == NULL)
+                bp_fatal("%s: out of memory for %zu bytes of team-shared construct memory",
+                         who, size);
+            b->nth = (uint32_t)t->team_size;
+            b->slot = k % BP_SHARED_SLOTS;
+            slot->block = b;
+            /* release: publishes the block */
+            atomic_store_explicit(&slot->ready, k + 1, memory_order_release);
+            t->construct = b;
+            return b->bytes;
+        }
+        /* acquire: the block the first thread published */
+        if (expected == k + 1 &&
+            atomic_load_explicit(&slot->ready, memory_order_acquire) == k + 1) {
+            t->construct = slot->block;
+            return slot->block->bytes;
+        }
+        bp_cpu_relax(); /* being set up, or an older construct's still */
+        if (i > 1000)
+            sched_yield();
+    }
+}
+
+void *bp_construct_mem(struct bp_thread *t)
+{
+    struct shared_block *b = t->construct;
+    return b != NULL ? b->bytes : NULL;
+}
+
+void bp_construct_end(struct bp_thread *t, const char *who)
+{
+    struct shared_block *b = t->construct;
+    if (b == NULL)
+        bp_fatal("%s: no construct begun", who);
+    t->construct = NULL;
+    if (b->nth == 1) { /* a team of one's own */
+        free(b);
+        return;
+    }
+    /* acq_rel: every thread's use of the block before the last one frees it */
+    if (atomic_fetch_add_explicit(&b->ended, 1, memory_order_acq_rel) + 1 != b->nth)
+        return;
+    struct shared_slot *slot = &t->team_loops->shared[b->slot];
+    slot->block = NULL;
+    /* relaxed: read only by threads that saw the ticket, which follows */
+    atomic_store_explicit(&slot->ready, 0, memory_order_relaxed);
+    /* release: the slot's fields cleared before it is free */
+    atomic_store_explicit(&slot->ticket, 0, memory_order_release);
+    free(b);
 }
 
 void bp_loop_start(struct bp_thread *t, int empty, uint64_t last, int sched, uint64_t chunk,

@@ -76,6 +76,21 @@ static inline void bp_loop_discard(struct bp_loop *l)
 /* t has ended its construct (the ABI's loop or sections end): it reads its
  * team-shared memory no more. */
 void bp_loop_finish(struct bp_thread *t);
+/* Zeroed team-shared memory of size bytes for a construct of t's team that
+ * is not a loop (clang's doacross loops, kmp_loop.c): every thread of the
+ * team calls it in the same order as the worksharing constructs and gets
+ * the same memory (a team of one, its own), until each has ended it with
+ * bp_construct_end; bp_construct_mem gives it meanwhile. who names the
+ * entry point in an out-of-memory message. */
+void *bp_construct_begin(struct bp_thread *t, size_t size, const char *who);
+void *bp_construct_mem(struct bp_thread *t);
+void bp_construct_end(struct bp_thread *t, const char *who);
+/* A doacross loop's iteration bits (both ABIs): depend(source) sets an
+ * iteration's bit (release: its writes before a waiter that sees it);
+ * depend(sink) waits until it is set (acquire), spinning, then yielding:
+ * the iteration waited for is running or next on another thread. */
+void bp_doacross_post(_Atomic uint64_t *bits, uint64_t bit);
+void bp_doacross_wait(_Atomic uint64_t *bits, uint64_t bit);
 /* t's next chunk: 1 with its indices *first..*last_idx (and *is_last when it
  * holds index last), or 0 when the loop is over for t (its end). */
 int bp_loop_next(struct bp_thread *t, uint64_t *first, uint64_t *last_idx, int *is_last);

@@ -10,6 +10,8 @@
 #include "loop.h"
 #include "../tasks/task.h"
 
+struct shared_block; /* loop.c's */
+
 /* What every thread of a team runs: run(thread number, ctx). */
 typedef void (*bp_run_fn)(int tid, void *ctx);
 
@@ -29,6 +31,8 @@ typedef void (*bp_run_fn)(int tid, void *ctx);
     uint32_t constructs;  /* worksharing loops and sections met in the region */       \
     int ws_red_depth;     /* worksharing constructs with task reductions open in it */ \
     struct bp_loop loop;  /* the worksharing loop this thread is in */                 \
+    struct shared_block *construct; /* its construct memory (loop.c's */             \
+                          /* bp_construct_begin) until the construct ends */        \
     struct bp_icv icv;    /* the ICVs of the implicit task the thread runs */          \
     int team_sched;       /* the runtime schedule of the team's loops, fixed at */     \
     int64_t team_chunk;   /* the fork from the forking task's run-sched-var */         \

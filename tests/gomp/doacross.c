@@ -1,10 +1,12 @@
 /* doacross.c: doacross loops (ordered(n) with depend(sink: ...) and
- * depend(source), OpenMP 5.2's doacross), built by gcc: every iteration
+ * depend(source), OpenMP 5.2's doacross), built by gcc (GOMP_doacross_*)
+ * and by clang (__kmpc_doacross_*): every iteration
  * runs once and after the iterations its sinks name, which the results
  * show exactly (each value is computed from values the sinks order
  * before it; a missed wait reads a value not yet written). Every schedule
  * (static, static with a chunk, dynamic, guided, runtime), a 2-D nest with
- * sinks in both dimensions and sinks outside the iteration space, an
+ * sinks in both dimensions and sinks outside the iteration space, the same
+ * nest collapsed (a row's iterations on several threads), an
  * unsigned long long loop, a nowait loop, and a loop with a task
  * reduction (gcc's generic GOMP_loop_doacross_start). */
 #include <string.h>
@@ -49,41 +51,67 @@ static void check_chain(const char *what)
     } while (0)
 
 /* A 2-D wavefront: g[i][j] from its upper and left neighbours (sinks
- * (i-1, j) and (i, j-1)), and a sink two rows up and one column right,
- * outside the space at the edges. */
-static void wavefront(void)
+ * (i-1, j) and (i, j-1)), and a sink two rows up and one column right
+ * (far = 1), outside the space at the edges, past the last column too;
+ * the same serially in want. libomp 22 waits for ever on clang's sink past
+ * the last column (it takes clang's upper bound, the iteration count, as
+ * inclusive), so there the far sink is one column left (far = -1). */
+static long g[R][C], want[R][C];
+static int seen[R][C];
+static int far;
+
+static long cell(long (*m)[C], int i, int j)
 {
-    static long g[R][C];
-    static int seen[R][C];
-    memset(g, 0, sizeof g);
-    memset(seen, 0, sizeof seen);
-    PRAGMA(omp parallel for ordered(2) schedule(dynamic, 1))
+    long up = i > 0 ? m[i - 1][j] : 0, left = j > 0 ? m[i][j - 1] : 0;
+    int fj = j + far;
+    long diag = i > 1 && fj >= 0 && fj < C ? m[i - 2][fj] : 0;
+    return (up + left + diag) % 1000003 + 1;
+}
+
+static void check_wave(const char *what)
+{
     for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) {
-            PRAGMA(omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
-                       depend(sink : i - 2, j + 1))
-            long up = i > 0 ? g[i - 1][j] : 0, left = j > 0 ? g[i][j - 1] : 0;
-            long far = i > 1 && j + 1 < C ? g[i - 2][j + 1] : 0;
-            g[i][j] = (up + left + far) % 1000003 + 1;
-            seen[i][j]++;
-            PRAGMA(omp ordered depend(source))
-        }
-    /* the same serially */
-    static long want[R][C];
-    for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) {
-            long up = i > 0 ? want[i - 1][j] : 0, left = j > 0 ? want[i][j - 1] : 0;
-            long far = i > 1 && j + 1 < C ? want[i - 2][j + 1] : 0;
-            want[i][j] = (up + left + far) % 1000003 + 1;
-        }
+        for (int j = 0; j < C; j++)
+            want[i][j] = cell(want, i, j);
     int same = 0, once = 0;
     for (int i = 0; i < R; i++)
         for (int j = 0; j < C; j++) {
             same += g[i][j] == want[i][j];
             once += seen[i][j] == 1;
         }
-    EXPECT_EQ(same, R * C, "2-D doacross: every value as the serial loop's");
-    EXPECT_EQ(once, R * C, "2-D doacross: every iteration once");
+    EXPECT_EQ(same, R * C, what);
+    EXPECT_EQ(once, R * C, what);
+}
+
+#define WAVE(clauses, op, what)                                                         \
+    do {                                                                                \
+        far = 0 op 1;                                                                   \
+        memset(g, 0, sizeof g);                                                         \
+        memset(seen, 0, sizeof seen);                                                   \
+        PRAGMA(omp parallel for clauses)                                                \
+        for (int i = 0; i < R; i++)                                                     \
+            for (int j = 0; j < C; j++) {                                               \
+                PRAGMA(omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)      \
+                           depend(sink : i - 2, j op 1))                                \
+                g[i][j] = cell(g, i, j);                                                \
+                seen[i][j]++;                                                           \
+                PRAGMA(omp ordered depend(source))                                      \
+            }                                                                           \
+        check_wave(what);                                                               \
+    } while (0)
+
+static void wavefront(int past_end)
+{
+    if (past_end) {
+        WAVE(ordered(2) schedule(dynamic, 1), +, "2-D doacross");
+        /* both loops workshared: a row's iterations on different threads */
+        WAVE(collapse(2) ordered(2) schedule(dynamic, 3), +, "collapsed 2-D doacross");
+        WAVE(collapse(2) ordered(2) schedule(static, 1), +, "collapsed 2-D doacross, static");
+    } else {
+        WAVE(ordered(2) schedule(dynamic, 1), -, "2-D doacross");
+        WAVE(collapse(2) ordered(2) schedule(dynamic, 3), -, "collapsed 2-D doacross");
+        WAVE(collapse(2) ordered(2) schedule(static, 1), -, "collapsed 2-D doacross, static");
+    }
 }
 
 /* An unsigned long long loop (gcc's _ull entry points); its first sink,
@@ -133,15 +161,23 @@ static void in_region(void)
     EXPECT_EQ(sum, (long)(N - 1) * N, "its task reduction");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* argument "buddypool": the runtime under test is buddypool */
+    int on_buddypool = argc > 1 && strcmp(argv[1], "buddypool") == 0;
+#ifdef __clang__
+    int past_end = on_buddypool;
+#else
+    int past_end = 1;
+    (void)on_buddypool;
+#endif
     check_team_size("doacross");
     CHAIN(schedule(static), "static doacross loop");
     CHAIN(schedule(static, 5), "static,5 doacross loop");
     CHAIN(schedule(dynamic), "dynamic doacross loop");
     CHAIN(schedule(guided, 4), "guided doacross loop");
     CHAIN(schedule(runtime), "runtime doacross loop");
-    wavefront();
+    wavefront(past_end);
     ull_loop();
     in_region();
     return check_summary("doacross");
