@@ -294,12 +294,13 @@ void bp_construct_end(struct bp_thread *t, const char *who)
     if (b == NULL)
         bp_fatal("%s: no construct begun", who);
     t->construct = NULL;
-    if (b->nth == 1) { /* a team of one's own */
+    uint32_t nth = b->nth; /* read before the count: the last one frees b */
+    if (nth == 1) { /* a team of one's own */
         free(b);
         return;
     }
     /* acq_rel: every thread's use of the block before the last one frees it */
-    if (atomic_fetch_add_explicit(&b->ended, 1, memory_order_acq_rel) + 1 != b->nth)
+    if (atomic_fetch_add_explicit(&b->ended, 1, memory_order_acq_rel) + 1 != nth)
         return;
     struct shared_slot *slot = &t->team_loops->shared[b->slot];
     slot->block = NULL;
