@@ -409,7 +409,6 @@ BP_API bool GOMP_sections_end_cancel(void) { return ws_end_cancel(); }
  * after each thread's copy of the geometry in a slot of its own, so that
  * no word of it is written by two threads; it lives until every thread
  * has ended the loop (bp_loop_finish). */
-enum { BP_DOACROSS_DIMS = 16 };
 struct doacross {
     unsigned n;
     gomp_ull counts[BP_DOACROSS_DIMS];
@@ -419,19 +418,12 @@ struct doacross {
 /* Bytes of construct memory ahead of a doacross loop's own (user) part. */
 static size_t doacross_size(const char *who, unsigned ncounts, const gomp_ull *counts, int nth)
 {
-    if (ncounts == 0 || ncounts > BP_DOACROSS_DIMS)
-        bp_fatal("%s: a doacross loop of %u ordered loops; 1 to %d are supported", who,
-                 ncounts, BP_DOACROSS_DIMS);
+    bp_doacross_dims(who, (long)ncounts);
     uint64_t total = 1;
-    size_t bytes;
     for (unsigned d = 0; d < ncounts; d++)
         if (__builtin_mul_overflow(total, counts[d], &total))
             total = UINT64_MAX;
-    if (total > (uint64_t)(SIZE_MAX / 8 - 64) ||
-        __builtin_add_overflow((size_t)nth * sizeof(struct doacross),
-                               (size_t)((total + 63) / 64) * 8, &bytes))
-        bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
-                 (unsigned long long)total);
+    size_t bytes = bp_doacross_bytes(who, total, (size_t)nth * sizeof(struct doacross));
     return (bytes + 63) & ~(size_t)63;
 }
 
@@ -495,9 +487,7 @@ static void doacross_wait(const char *who, const gomp_ull *v)
 /* gcc's counts are longs: none is negative (an empty loop has 0). */
 static void long_counts(const char *who, unsigned ncounts, const long *counts, gomp_ull *out)
 {
-    if (ncounts > BP_DOACROSS_DIMS)
-        bp_fatal("%s: a doacross loop of %u ordered loops; 1 to %d are supported", who,
-                 ncounts, BP_DOACROSS_DIMS);
+    bp_doacross_dims(who, (long)ncounts);
     for (unsigned d = 0; d < ncounts; d++)
         out[d] = counts[d] > 0 ? (gomp_ull)counts[d] : 0;
 }

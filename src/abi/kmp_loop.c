@@ -321,14 +321,13 @@ BP_API void __kmpc_end_ordered(ident_t *loc, int32_t gtid)
  * team-shared construct memory (loop.c's bp_construct_begin), after each
  * thread's copy of the geometry in a slot of its own, until every thread
  * has called __kmpc_doacross_fini. */
-enum { BP_KMP_DOACROSS_DIMS = 16 };
 struct kmp_dim {
     int64_t lo, up, st;
 };
 struct kmp_doacross {
     int n;
-    int64_t lo[BP_KMP_DOACROSS_DIMS], st[BP_KMP_DOACROSS_DIMS];
-    uint64_t count[BP_KMP_DOACROSS_DIMS];
+    int64_t lo[BP_DOACROSS_DIMS], st[BP_DOACROSS_DIMS];
+    uint64_t count[BP_DOACROSS_DIMS];
     _Atomic uint64_t *bits;
 };
 
@@ -350,9 +349,7 @@ BP_API void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_dims, c
 {
     (void)loc, (void)gtid;
     static const char who[] = "__kmpc_doacross_init";
-    if (num_dims < 1 || num_dims > BP_KMP_DOACROSS_DIMS)
-        bp_fatal("%s: a doacross loop of %d ordered loops; 1 to %d are supported", who,
-                 (int)num_dims, BP_KMP_DOACROSS_DIMS);
+    bp_doacross_dims(who, num_dims);
     const struct kmp_dim *d = dims;
     struct kmp_doacross g = {.n = num_dims};
     uint64_t total = 1;
@@ -364,11 +361,7 @@ BP_API void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_dims, c
             total = UINT64_MAX;
     }
     struct bp_thread *t = bp_self();
-    size_t slots = (size_t)t->team_size * sizeof g, bytes = 0;
-    if (total > (uint64_t)(SIZE_MAX / 8 - 64) ||
-        __builtin_add_overflow(slots, (size_t)((total + 63) / 64) * 8, &bytes))
-        bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
-                 (unsigned long long)total);
+    size_t bytes = bp_doacross_bytes(who, total, (size_t)t->team_size * sizeof g);
     struct kmp_doacross *all = bp_construct_begin(t, bytes, who);
     g.bits = (_Atomic uint64_t *)(all + t->team_size);
     all[t->team_size > 1 ? t->tid : 0] = g;

@@ -59,6 +59,14 @@ enum {
     GOMP_TARGET_ARG_VALUE_SHIFT = 16,
 };
 
+/* Under OMP_TARGET_OFFLOAD=mandatory, a device other than the host. */
+static _Noreturn void no_device(const char *entry, int device)
+{
+    bp_fatal("%s: OMP_TARGET_OFFLOAD is mandatory but device %d does not exist: "
+             "buddypool has no offload device, only the host (device 0)",
+             entry, device);
+}
+
 /* The device a construct names runs nothing but the host: stop where
  * OpenMP says the program stops. */
 static void construct_device(int device, const char *entry)
@@ -73,9 +81,7 @@ static void construct_device(int device, const char *entry)
                  entry);
     if (device != 0 && device != BP_INITIAL_DEVICE &&
         bp_config.target_offload == BP_OFFLOAD_MANDATORY)
-        bp_fatal("%s: OMP_TARGET_OFFLOAD is mandatory but device %d does not exist: "
-                 "buddypool has no offload device, only the host (device 0)",
-                 entry, device);
+        no_device(entry, device);
 }
 
 /* Is device_num the host, for a routine? Another number is no device: the
@@ -87,9 +93,7 @@ static bool routine_host(int device_num, const char *entry)
         return true;
     bp_config_load();
     if (device_num > 0 && bp_config.target_offload == BP_OFFLOAD_MANDATORY)
-        bp_fatal("%s: OMP_TARGET_OFFLOAD is mandatory but device %d does not exist: "
-                 "buddypool has no offload device, only the host (device 0)",
-                 entry, device_num);
+        no_device(entry, device_num);
     return false;
 }
 

@@ -229,6 +229,23 @@ void bp_doacross_post(_Atomic uint64_t *bits, uint64_t bit)
     atomic_fetch_or_explicit(&bits[bit / 64], (uint64_t)1 << (bit % 64), memory_order_release);
 }
 
+void bp_doacross_dims(const char *who, long dims)
+{
+    if (dims < 1 || dims > BP_DOACROSS_DIMS)
+        bp_fatal("%s: a doacross loop of %ld ordered loops; 1 to %d are supported", who, dims,
+                 BP_DOACROSS_DIMS);
+}
+
+size_t bp_doacross_bytes(const char *who, uint64_t total, size_t head)
+{
+    size_t bytes;
+    if (total > (uint64_t)(SIZE_MAX / 8 - 64) ||
+        __builtin_add_overflow(head, (size_t)((total + 63) / 64) * 8, &bytes))
+        bp_fatal("%s: a doacross loop of %llu iterations: too large", who,
+                 (unsigned long long)total);
+    return bytes;
+}
+
 void bp_doacross_wait(_Atomic uint64_t *bits, uint64_t bit)
 {
     uint64_t mask = (uint64_t)1 << (bit % 64);

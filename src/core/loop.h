@@ -90,6 +90,14 @@ void bp_construct_end(struct bp_thread *t, const char *who);
  * depend(sink) waits until it is set (acquire), spinning, then yielding:
  * the iteration waited for is running or next on another thread. */
 void bp_doacross_post(_Atomic uint64_t *bits, uint64_t bit);
+/* Up to this many ordered loops in a doacross nest. */
+enum { BP_DOACROSS_DIMS = 16 };
+/* A stop naming who unless 1 <= dims <= BP_DOACROSS_DIMS. */
+void bp_doacross_dims(const char *who, long dims);
+/* The construct memory of a doacross nest of total iterations
+ * (UINT64_MAX: more), its bits after head bytes: the bytes, or a stop
+ * naming who when that is too large. */
+size_t bp_doacross_bytes(const char *who, uint64_t total, size_t head);
 void bp_doacross_wait(_Atomic uint64_t *bits, uint64_t bit);
 /* t's next chunk: 1 with its indices *first..*last_idx (and *is_last when it
  * holds index last), or 0 when the loop is over for t (its end). */
