@@ -493,6 +493,10 @@ BP_API int omp_get_teams_thread_limit(void);
 BP_API int omp_get_num_teams(void);
 BP_API int omp_get_team_num(void);
 
+/* ---- atomic.c ----------------------------------------------------------- */
+BP_API void GOMP_atomic_start(void);
+BP_API void GOMP_atomic_end(void);
+
 /* ---- gomp_abi.c -------------------------------------------------------- */
 BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
 BP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
@@ -546,8 +550,6 @@ BP_API void GOMP_critical_start(void);
 BP_API void GOMP_critical_end(void);
 BP_API void GOMP_critical_name_start(void **pptr);
 BP_API void GOMP_critical_name_end(void **pptr);
-BP_API void GOMP_atomic_start(void);
-BP_API void GOMP_atomic_end(void);
 BP_API void GOMP_warning(const char *msg, size_t len);
 BP_API void GOMP_error(const char *msg, size_t len);
 BP_API bool GOMP_cancellation_point(int which);

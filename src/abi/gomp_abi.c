@@ -20,10 +20,9 @@
 #include "abi.h"
 #include "../internal.h"
 
-/* The lock words of the unnamed critical section and of GOMP_atomic_start
- * (libgomp keeps the two apart too), each on lines of its own. */
+/* The lock word of the unnamed critical section, on a line of its own
+ * (atomic.c keeps GOMP_atomic_start's apart, as libgomp does). */
 static alignas(BP_LINE) _Atomic uint32_t critical_word;
-static alignas(BP_LINE) _Atomic uint32_t atomic_word;
 
 /* ---- parallel regions ---------------------------------------------------- */
 
@@ -309,12 +308,6 @@ BP_API void GOMP_critical_name_end(void **pptr)
 {
     bp_abi_unlock((_Atomic uint32_t *)pptr, BP_MUTEX_CRITICAL, pptr);
 }
-
-/* Atomic updates of types without a hardware atomic (long double, ...), and
- * gcc's combination of several reduction variables. */
-BP_API void GOMP_atomic_start(void) { bp_abi_lock(&atomic_word, BP_MUTEX_ATOMIC, &atomic_word); }
-
-BP_API void GOMP_atomic_end(void) { bp_abi_unlock(&atomic_word, BP_MUTEX_ATOMIC, &atomic_word); }
 
 /* ---- the error directive at run time (OpenMP 5.1) --------------------------
  * msg has len bytes, or ends at its NUL when len is (size_t)-1; NULL: no
