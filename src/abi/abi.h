@@ -496,6 +496,32 @@ BP_API int omp_get_team_num(void);
 /* ---- atomic.c ----------------------------------------------------------- */
 BP_API void GOMP_atomic_start(void);
 BP_API void GOMP_atomic_end(void);
+BP_API void __kmpc_atomic_start(void);
+BP_API void __kmpc_atomic_end(void);
+#define BP_ATOMIC_UPD(tn, T, RT, name, EXPR, SKIP)                             \
+    BP_API void __kmpc_atomic_##tn##_##name(ident_t *id, int gtid, T *lhs, RT b);
+#define BP_ATOMIC_CPT(tn, T, name, EXPR, SKIP)                                 \
+    BP_API T __kmpc_atomic_##tn##_##name(ident_t *id, int gtid, T *lhs, T b, int flag);
+#define BP_ATOMIC_CPT_OUT(tn, T, name, EXPR)                                   \
+    BP_API void __kmpc_atomic_##tn##_##name(ident_t *id, int gtid, T *lhs, T b, T *out, \
+                                            int flag);
+#define BP_ATOMIC_RD(tn, T) BP_API T __kmpc_atomic_##tn##_rd(ident_t *id, int gtid, T *loc);
+#define BP_ATOMIC_WR(tn, T)                                                    \
+    BP_API void __kmpc_atomic_##tn##_wr(ident_t *id, int gtid, T *lhs, T b);
+#define BP_ATOMIC_SWP(tn, T)                                                   \
+    BP_API T __kmpc_atomic_##tn##_swp(ident_t *id, int gtid, T *lhs, T b);
+#define BP_ATOMIC_SWP_OUT(tn, T)                                               \
+    BP_API void __kmpc_atomic_##tn##_swp(ident_t *id, int gtid, T *lhs, T b, T *out);
+#define BP_ATOMIC_CAS(n, T)                                                    \
+    BP_API bool __kmpc_atomic_bool_##n##_cas(ident_t *id, int gtid, T *x, T e, T d);   \
+    BP_API T __kmpc_atomic_val_##n##_cas(ident_t *id, int gtid, T *x, T e, T d);       \
+    BP_API bool __kmpc_atomic_bool_##n##_cas_cpt(ident_t *id, int gtid, T *x, T e, T d, \
+                                                 T *pv);                               \
+    BP_API T __kmpc_atomic_val_##n##_cas_cpt(ident_t *id, int gtid, T *x, T e, T d, T *pv);
+#define BP_ATOMIC_GENERIC(n)                                                   \
+    BP_API void __kmpc_atomic_##n(ident_t *id, int gtid, void *lhs, void *rhs,  \
+                                  void (*f)(void *, void *, void *));
+#include "atomic_list.h"
 
 /* ---- gomp_abi.c -------------------------------------------------------- */
 BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
