@@ -22,7 +22,11 @@ int bp_gtid(struct bp_thread *t)
 void bp_icv_init(struct bp_thread *t)
 {
     bp_config_load();
+    /* the ICVs come late but the task is the same: a nestable lock it took
+     * before its first look at them stays its own */
+    uint32_t id = t->task_id;
     bp_task_icvs(t, &bp_config.icv);
+    t->task_id = id;
 }
 
 void bp_icv_own(struct bp_thread *t)
