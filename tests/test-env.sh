@@ -71,6 +71,8 @@ done
 for v in yes 1; do expect_warn OMP_DISPLAY_ENV "$v"; done
 for v in yes 1 '' default2 'mandatory x'; do expect_warn OMP_TARGET_OFFLOAD "$v"; done
 for v in -1 x 99999999999999999999; do expect_warn OMP_DEFAULT_DEVICE "$v"; done
+for v in bogus omp_default_mem_alloc2 '' 'omp_default_mem_space:alignment=64' \
+    'omp_large_cap_mem_space x'; do expect_warn OMP_ALLOCATOR "$v"; done
 expect_warn BUDDY_THREAD_POOL_PROFILE_OUT ''
 expect_warn BUDDY_THREAD_POOL_TRACE ''
 for v in 0 -1 abc 15 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_TRACE_EVENTS "$v"; done
@@ -113,6 +115,17 @@ expect_quiet OMP_DISPLAY_ENV true "OMP_TARGET_OFFLOAD = 'DEFAULT'"
 expect_quiet OMP_TARGET_OFFLOAD " Mandatory " "max_threads"
 expect_quiet OMP_TARGET_OFFLOAD disabled "max_threads"
 expect_quiet OMP_DEFAULT_DEVICE 3 "max_threads"
+expect_quiet OMP_DISPLAY_ENV true "OMP_ALLOCATOR = 'omp_default_mem_alloc'"
+expect_quiet OMP_DISPLAY_ENV true "OMP_AFFINITY_FORMAT = 'level %L thread %i affinity %A'"
+# OMP_ALLOCATOR: an allocator's name, or a memory space's (its allocator)
+for v in omp_thread_mem_alloc:omp_thread_mem_alloc ' OMP_PTEAM_MEM_ALLOC ':omp_pteam_mem_alloc \
+    omp_high_bw_mem_space:omp_high_bw_mem_alloc; do
+    env "OMP_ALLOCATOR=${v%%:*}" OMP_DISPLAY_ENV=true "$prog" run >"$out" 2>&1
+    if [ $? -ne 0 ] || grep -q "^buddypool:" "$out" || ! grep -q "OMP_ALLOCATOR = '${v#*:}'" "$out"; then
+        echo "FAIL: OMP_ALLOCATOR='${v%%:*}': expected no warning and ${v#*:}:"; cat "$out"
+        fails=$((fails + 1))
+    fi
+done
 
 "$prog" args 64 >"$out" 2>&1 || { echo "FAIL: 64 region arguments:"; cat "$out"; fails=$((fails + 1)); }
 expect_abort "__kmpc_fork_call: 65 region arguments; at most 64" args 65

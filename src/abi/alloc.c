@@ -13,9 +13,19 @@
  * are accepted and change nothing here. A block starts with a header, just
  * below the pointer handed out, that names its allocator, its size and
  * what malloc returned, so omp_free and omp_realloc need no allocator
- * argument to be right. Bad arguments (an unknown memory space or trait, an
- * alignment that is not a power of two) make omp_init_allocator return
- * omp_null_allocator, as OpenMP says, after one warning naming them. */
+ * argument to be right. A pool is charged what the block really takes
+ * from malloc (the header and the alignment's slack too), as libgomp's and
+ * libomp's pools are, so a pool of 2 MiB does not hold two blocks of 1 MiB.
+ * omp_realloc within one pooled allocator charges only the difference, so
+ * a block nearly as large as its pool still grows by a little. Bad
+ * arguments (an unknown memory space or trait, an alignment that is not a
+ * power of two) make omp_init_allocator return omp_null_allocator, as
+ * OpenMP says, after one warning naming them.
+ *
+ * def-allocator-var, the allocator that omp_null_allocator means, is an
+ * ICV of the task (struct bp_icv): it starts from OMP_ALLOCATOR (env.c),
+ * and a region's implicit tasks and an explicit task inherit it from the
+ * task that makes them. */
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -51,39 +61,70 @@ struct allocator {
 struct header {
     void *raw;               /* what malloc returned */
     size_t size;
+    size_t taken;            /* what malloc was asked for, charged to a pool */
     struct allocator *al;    /* NULL: a predefined allocator */
 };
 
-/* def-allocator-var: the thread's (tasks do not keep their own here). */
-static _Thread_local omp_allocator_handle_t default_allocator = OMP_DEFAULT_MEM_ALLOC;
+static omp_allocator_handle_t default_allocator(void)
+{
+    return bp_icv(bp_self())->default_allocator;
+}
 
 static int predefined(omp_allocator_handle_t a)
 {
     return a >= OMP_DEFAULT_MEM_ALLOC && a <= OMP_THREAD_MEM_ALLOC;
 }
 
-static void *raw_alloc(size_t align, size_t size, struct allocator *al)
+/* What a block of size bytes at that alignment takes from malloc;
+ * SIZE_MAX when it cannot be had. */
+static size_t taken_for(size_t align, size_t size)
 {
     if (align < alignof(max_align_t))
         align = alignof(max_align_t);
     size_t extra = sizeof(struct header) + align - 1;
-    if (size > SIZE_MAX - extra)
+    return size > SIZE_MAX - extra ? SIZE_MAX : size + extra;
+}
+
+static void *raw_alloc(size_t align, size_t size, struct allocator *al)
+{
+    size_t taken = taken_for(align, size);
+    if (taken == SIZE_MAX)
         return NULL;
-    void *raw = malloc(size + extra);
+    if (align < alignof(max_align_t))
+        align = alignof(max_align_t);
+    void *raw = malloc(taken);
     if (raw == NULL)
         return NULL;
     uintptr_t p = ((uintptr_t)raw + sizeof(struct header) + align - 1) & ~(uintptr_t)(align - 1);
     struct header *h = (struct header *)p - 1;
     h->raw = raw;
     h->size = size;
+    h->taken = taken;
     h->al = al;
     return (void *)p;
+}
+
+/* Charge a pool n more bytes: whether they fit. */
+static int pool_take(struct allocator *al, size_t n)
+{
+    /* relaxed: a count; the limit is on what is out at once */
+    size_t before = atomic_fetch_add_explicit(&al->used, n, memory_order_relaxed);
+    if (before + n > al->pool_size || before + n < before) {
+        atomic_fetch_sub_explicit(&al->used, n, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
+}
+
+static void pool_give(struct allocator *al, size_t n)
+{
+    atomic_fetch_sub_explicit(&al->used, n, memory_order_relaxed); /* relaxed: as pool_take */
 }
 
 static void *alloc_with(size_t align, size_t size, omp_allocator_handle_t a, int depth)
 {
     if (a == OMP_NULL_ALLOCATOR)
-        a = default_allocator;
+        a = default_allocator();
     if (size == 0)
         return NULL;
     if (align == 0 || (align & (align - 1)) != 0)
@@ -94,10 +135,7 @@ static void *alloc_with(size_t align, size_t size, omp_allocator_handle_t a, int
     if (al->alignment > align)
         align = al->alignment;
     if (al->pool_size != 0) {
-        /* relaxed: a count; the limit is on what is out at once */
-        size_t before = atomic_fetch_add_explicit(&al->used, size, memory_order_relaxed);
-        if (before + size > al->pool_size || before + size < before) {
-            atomic_fetch_sub_explicit(&al->used, size, memory_order_relaxed);
+        if (!pool_take(al, taken_for(align, size))) {
             switch (al->fallback) {
             case ATV_NULL_FB:
                 return NULL;
@@ -115,7 +153,7 @@ static void *alloc_with(size_t align, size_t size, omp_allocator_handle_t a, int
     }
     void *p = raw_alloc(align, size, al);
     if (p == NULL && al->pool_size != 0)
-        atomic_fetch_sub_explicit(&al->used, size, memory_order_relaxed);
+        pool_give(al, taken_for(align, size));
     return p;
 }
 
@@ -125,7 +163,7 @@ static void free_block(void *p)
         return;
     struct header *h = (struct header *)p - 1;
     if (h->al != NULL && h->al->pool_size != 0)
-        atomic_fetch_sub_explicit(&h->al->used, h->size, memory_order_relaxed);
+        pool_give(h->al, h->taken);
     free(h->raw);
 }
 
@@ -152,7 +190,28 @@ static void *realloc_with(void *p, size_t size, omp_allocator_handle_t a,
     }
     if (a == OMP_NULL_ALLOCATOR) /* the block's own allocator */
         a = h->al != NULL ? (omp_allocator_handle_t)h->al : OMP_DEFAULT_MEM_ALLOC;
-    void *q = alloc_with(1, size, a, 0);
+    void *q = NULL;
+    struct allocator *al = h->al;
+    if (al != NULL && a == (omp_allocator_handle_t)al && al->pool_size != 0) {
+        /* the same pool: charge it the difference only, the old block's
+         * bytes being about to come back */
+        size_t taken = taken_for(al->alignment, size), old = h->taken;
+        if (taken != SIZE_MAX && (taken <= old || pool_take(al, taken - old))) {
+            q = raw_alloc(al->alignment, size, al);
+            if (q != NULL) {
+                memcpy(q, p, h->size < size ? h->size : size);
+                if (taken < old)
+                    pool_give(al, old - taken);
+                free(h->raw); /* its charge is the new block's now */
+                return q;
+            }
+            if (taken > old)
+                pool_give(al, taken - old);
+            return NULL;
+        }
+        /* past the pool: the allocator's fallback, as for a new block */
+    }
+    q = alloc_with(1, size, a, 0);
     if (q == NULL)
         return NULL; /* the old block stays, as realloc's does */
     memcpy(q, p, h->size < size ? h->size : size);
@@ -241,10 +300,10 @@ BP_API void omp_destroy_allocator(omp_allocator_handle_t a) { destroy_allocator(
 
 BP_API void omp_set_default_allocator(omp_allocator_handle_t a)
 {
-    default_allocator = a == OMP_NULL_ALLOCATOR ? OMP_DEFAULT_MEM_ALLOC : a;
+    bp_icv_set(bp_self())->default_allocator = a == OMP_NULL_ALLOCATOR ? OMP_DEFAULT_MEM_ALLOC : a;
 }
 
-BP_API omp_allocator_handle_t omp_get_default_allocator(void) { return default_allocator; }
+BP_API omp_allocator_handle_t omp_get_default_allocator(void) { return default_allocator(); }
 
 BP_API void *omp_alloc(size_t size, omp_allocator_handle_t a) { return alloc_with(1, size, a, 0); }
 
@@ -331,7 +390,7 @@ BP_API void __kmpc_set_default_allocator(int gtid, omp_allocator_handle_t a)
 BP_API omp_allocator_handle_t __kmpc_get_default_allocator(int gtid)
 {
     (void)gtid;
-    return default_allocator;
+    return default_allocator();
 }
 
 /* gcc's allocate clause and directive. */

@@ -61,6 +61,8 @@ static const char *format_of(const char *given)
     return format_var;
 }
 
+const char *bp_affinity_format_var(void) { return format_of(NULL); }
+
 /* Output with a running length: what does not fit is counted, not kept. */
 struct out {
     char *buf;

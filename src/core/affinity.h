@@ -7,6 +7,8 @@
 
 struct bp_thread;
 
+/* affinity-format-var (OMP_AFFINITY_FORMAT, omp_set_affinity_format). */
+const char *bp_affinity_format_var(void);
 /* OMP_DISPLAY_AFFINITY: t has entered a region as one of its threads. */
 void bp_affinity_region(struct bp_thread *t);
 /* The region's code is clang's: the display goes to stdout, as libomp's

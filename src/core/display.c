@@ -63,6 +63,13 @@ void bp_display_env(int verbose, const struct bp_default_team *def)
     fprintf(f, "  OMP_CANCELLATION = '%s'\n  OMP_DEFAULT_DEVICE = '%d'\n",
             bp_config.cancellation ? "TRUE" : "FALSE", icv->default_device);
     fprintf(f, "  OMP_MAX_TASK_PRIORITY = '%d'\n", bp_config.max_task_priority);
+    fprintf(f, "  OMP_DISPLAY_AFFINITY = '%s'\n  OMP_AFFINITY_FORMAT = '%s'\n",
+            bp_config.display_affinity ? "TRUE" : "FALSE", bp_affinity_format_var());
+    const char *alloc = bp_allocator_name(icv->default_allocator);
+    if (alloc != NULL)
+        fprintf(f, "  OMP_ALLOCATOR = '%s'\n", alloc);
+    else
+        fprintf(f, "  OMP_ALLOCATOR = '%#lx'\n", (unsigned long)icv->default_allocator);
     static const char *const offload[] = {"DISABLED", "DEFAULT", "MANDATORY"};
     fprintf(f, "  OMP_TARGET_OFFLOAD = '%s'\n", offload[bp_config.target_offload]);
     /* where the default team came from: always when a CPU quota lowered it */

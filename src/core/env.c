@@ -28,7 +28,8 @@ struct bp_config bp_config = {
     .profile_callers = 1,
     .profile_steps = 1024,
     .trace_events = 65536,
-    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1},
+    .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1,
+            .default_allocator = 1},
     .target_offload = BP_OFFLOAD_DEFAULT,
 };
 
@@ -195,6 +196,55 @@ static void load_devices(void)
                 "default", getenv("OMP_TARGET_OFFLOAD"));
 }
 
+/* The predefined allocators, numbered from 1 as omp.h numbers them; the
+ * memory spaces, from 0, each the space of the allocator one above it. */
+static const char *const allocators[] = {
+    "omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
+    "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc",   "omp_cgroup_mem_alloc",
+    "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+static const char *const memspaces[] = {"omp_default_mem_space", "omp_large_cap_mem_space",
+                                        "omp_const_mem_space", "omp_high_bw_mem_space",
+                                        "omp_low_lat_mem_space"};
+enum { N_ALLOCATORS = sizeof allocators / sizeof allocators[0],
+       N_MEMSPACES = sizeof memspaces / sizeof memspaces[0] };
+
+const char *bp_allocator_name(uintptr_t a)
+{
+    return a >= 1 && a <= N_ALLOCATORS ? allocators[a - 1] : NULL;
+}
+
+/* def-allocator-var: OMP_ALLOCATOR names a predefined allocator, or
+ * (OpenMP 5.1) a memory space, meaning that space's predefined allocator;
+ * traits after the space (`space:key=value,...`) are not supported and
+ * are said to be ignored. */
+static void load_allocator(void)
+{
+    int a = load_word("OMP_ALLOCATOR", allocators, N_ALLOCATORS);
+    if (a >= 0) {
+        bp_config.icv.default_allocator = (uintptr_t)a + 1;
+        return;
+    }
+    if (a == -1)
+        return;
+    const char *s = getenv("OMP_ALLOCATOR");
+    const char *name = s + strspn(s, " \t");
+    for (int m = 0; m < N_MEMSPACES; m++) {
+        size_t len = strlen(memspaces[m]);
+        if (strncasecmp(name, memspaces[m], len) != 0)
+            continue;
+        const char *rest = name + len + strspn(name + len, " \t");
+        if (*rest != '\0' && *rest != ':')
+            continue;
+        bp_config.icv.default_allocator = (uintptr_t)m + 1;
+        if (*rest == ':')
+            bp_warn("OMP_ALLOCATOR='%s': allocator traits are not supported here; using %s", s,
+                    allocators[m]);
+        return;
+    }
+    bp_warn("OMP_ALLOCATOR='%s' names no predefined allocator or memory space; using "
+            "omp_default_mem_alloc", s);
+}
+
 static void load_misc_icvs(void)
 {
     int dynamic = load_bool("OMP_DYNAMIC");
@@ -216,6 +266,7 @@ static void load_misc_icvs(void)
     load_threads("OMP_NUM_TEAMS", &bp_config.nteams, "left unset");
     load_threads("OMP_TEAMS_THREAD_LIMIT", &bp_config.teams_thread_limit, "left unset");
     load_devices();
+    load_allocator();
     static const char *const display[] = {"false", "true", "verbose"};
     int d = load_word("OMP_DISPLAY_ENV", display, 3);
     if (d >= 0)
@@ -420,15 +471,15 @@ static void load_schedule(void)
     long long chunk = 0;
     int ok = kind != 0;
     if (ok && *p == ',')
-        ok = parse_int(p + 1, 1, INT64_MAX, &chunk) == 0;
+        ok = parse_int(p + 1, 1, INT_MAX, &chunk) == 0;
     else if (ok)
         ok = *p == '\0';
     if (ok) {
         bp_config.icv.run_sched = kind | monotonic;
-        bp_config.icv.run_chunk = chunk;
+        bp_config.icv.run_chunk = (int)chunk;
     } else {
         bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided "
-                "or auto with an optional positive chunk; using static", s);
+                "or auto with an optional chunk of 1 to %d; using static", s, INT_MAX);
     }
 }
 

@@ -23,11 +23,11 @@ enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4
 struct bp_icv {
     int nthreads;          /* nthreads-var; 0: the default team */
     int run_sched;         /* run-sched-var: BP_OMP_*, maybe | BP_OMP_MONOTONIC */
-    int64_t run_chunk;     /* its chunk; 0: the schedule's default */
-    int dynamic;           /* dyn-var: teams no larger than the allowed CPUs */
-    int max_active_levels; /* max-active-levels-var */
-    int proc_bind;         /* bind-var: omp_proc_bind_t (reported; the pool binds close,
+    int run_chunk;         /* its chunk (an int, as omp_set_schedule's); 0: the default */
+    int16_t dynamic;       /* dyn-var: teams no larger than the allowed CPUs */
+    int16_t proc_bind;     /* bind-var: omp_proc_bind_t (reported; the pool binds close,
                             * or all on the caller's place under primary) */
+    int max_active_levels; /* max-active-levels-var */
     /* a host teams construct's (teams.c) */
     int team_num;          /* the task's team; 0 outside a teams construct */
     int num_teams;         /* the teams of its league; 1 outside */
@@ -36,9 +36,18 @@ struct bp_icv {
     int default_device;    /* default-device-var (OMP_DEFAULT_DEVICE); it also fills */
                            /* what would be padding, so that a copy keeps every byte */
                            /* and two sets compare whole (fork.c's icv_same) */
+    uintptr_t default_allocator; /* def-allocator-var (OMP_ALLOCATOR): an */
+                           /* omp_allocator_handle_t, 1 omp_default_mem_alloc */
 };
-_Static_assert(offsetof(struct bp_icv, default_device) + sizeof(int) == sizeof(struct bp_icv),
+/* A team keeps its ICVs in its read-mostly line (team.h): keep them small. */
+_Static_assert(sizeof(struct bp_icv) == 48, "struct bp_icv is 48 bytes");
+_Static_assert(offsetof(struct bp_icv, default_allocator) + sizeof(uintptr_t) ==
+                   sizeof(struct bp_icv),
                "struct bp_icv has no padding");
+
+/* The name of a predefined allocator (1 omp_default_mem_alloc ..
+ * 8 omp_thread_mem_alloc); NULL for any other handle. */
+const char *bp_allocator_name(uintptr_t a);
 
 /* Active levels of nested regions supported (libgomp's count). */
 #define BP_SUPPORTED_LEVELS 255

@@ -4,6 +4,7 @@
  * allocate clause (GOMP_alloc, __kmpc_alloc). */
 #include <omp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gomp-check.h"
@@ -12,6 +13,9 @@
  * runtime takes (the peer libomp may predate clang's header, whose
  * omp_default_mem_space it would refuse). */
 #define SPACE omp_large_cap_mem_space
+
+/* Run on buddypool (its test programs get the argument), not a peer. */
+static int on_buddypool;
 
 static void predefined(void)
 {
@@ -91,15 +95,107 @@ static void calloc_realloc(void)
     omp_free(p, omp_default_mem_alloc);
 }
 
+/* def-allocator-var at the start: OMP_ALLOCATOR's when the test is run
+ * with omp_large_cap_mem_alloc there (the -env runs), else the default. */
+static omp_allocator_handle_t initial_default(void)
+{
+    const char *e = getenv("OMP_ALLOCATOR");
+    return e != NULL && strcmp(e, "omp_large_cap_mem_alloc") == 0 ? omp_large_cap_mem_alloc
+                                                                  : omp_default_mem_alloc;
+}
+
 static void default_allocator(void)
 {
-    EXPECT_EQ(omp_get_default_allocator(), omp_default_mem_alloc, "the initial default");
+    omp_allocator_handle_t first = initial_default();
+    EXPECT_EQ(omp_get_default_allocator(), first, "the initial default");
+    int inherited = 0;
+    PRAGMA(omp parallel reduction(+ : inherited))
+    inherited += omp_get_default_allocator() == first;
+    EXPECT_EQ(inherited, omp_get_max_threads(), "the initial default in every thread");
+    omp_set_default_allocator(omp_default_mem_alloc);
     omp_set_default_allocator(omp_high_bw_mem_alloc);
     EXPECT_EQ(omp_get_default_allocator(), omp_high_bw_mem_alloc, "set default");
     void *p = omp_alloc(10, omp_null_allocator);
     EXPECT_EQ(p != NULL, 1, "the null allocator is the default one");
     omp_free(p, omp_null_allocator);
+
+    /* def-allocator-var is the task's (OpenMP): a region's implicit tasks
+     * inherit it from the task that forks, and each then keeps its own.
+     * libgomp and libomp keep it per thread, so that a task's change is
+     * seen by the next task and its implicit task on the thread: the
+     * explicit tasks' part runs on buddypool only. */
+    omp_alloctrait_t aligned[] = {{omp_atk_alignment, 64}};
+    omp_allocator_handle_t a = omp_init_allocator(SPACE, 1, aligned);
+    omp_set_default_allocator(a);
+    int saw = 0, in_task = 0, misaligned = 0, n = 0;
+    PRAGMA(omp parallel reduction(+ : saw, in_task, misaligned, n))
+    {
+        n++;
+        saw += omp_get_default_allocator() == a;
+        void *q = omp_alloc(24, omp_null_allocator);
+        misaligned += (uintptr_t)q % 64 != 0;
+        omp_free(q, omp_null_allocator);
+        if (on_buddypool) {
+            PRAGMA(omp task shared(in_task))
+            {
+                if (omp_get_default_allocator() == a)
+                    __atomic_fetch_add(&in_task, 1, __ATOMIC_RELAXED);
+                omp_set_default_allocator(omp_default_mem_alloc); /* the task's own */
+            }
+            PRAGMA(omp taskwait)
+            saw += omp_get_default_allocator() == a; /* the task's change stayed there */
+        }
+        omp_set_default_allocator(omp_default_mem_alloc); /* this implicit task's own */
+    }
+    EXPECT_EQ(saw, on_buddypool ? 2 * n : n, "every implicit task inherits the default");
+    if (on_buddypool)
+        EXPECT_EQ(in_task, n, "a task inherits the default, its change stays its own");
+    EXPECT_EQ(misaligned, 0, "omp_null_allocator is the inherited default in every thread");
+    EXPECT_EQ(omp_get_default_allocator(), a, "the implicit tasks' changes stayed theirs");
     omp_set_default_allocator(omp_default_mem_alloc);
+    omp_destroy_allocator(a);
+}
+
+/* A pool is charged what a block takes, the header too (libgomp's and
+ * libomp's are): two blocks of half the pool do not both fit. omp_realloc
+ * in the same pool charges only the growth, as libgomp's does (libomp's
+ * needs room for both blocks: that part is not run on it). */
+static void pool_accounting(void)
+{
+    enum { MIB = 1 << 20 };
+    omp_alloctrait_t pool[] = {{omp_atk_pool_size, 2 * MIB}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t a = omp_init_allocator(SPACE, 2, pool);
+    void *h1 = omp_alloc(MIB, a), *h2 = omp_alloc(MIB, a);
+    EXPECT_EQ((h1 != NULL) + (h2 != NULL), 1, "two halves of a pool: exactly one fits");
+    omp_free(h1, a);
+    omp_free(h2, a);
+    omp_destroy_allocator(a);
+
+    omp_alloctrait_t small[] = {{omp_atk_fallback, omp_atv_null_fb}, {omp_atk_pool_size, 4096}};
+    a = omp_init_allocator(SPACE, 2, small);
+    char *p = omp_alloc(3071, a);
+    EXPECT_EQ(p != NULL, 1, "3071 bytes of a pool of 4096");
+#ifdef __clang__
+    if (!on_buddypool) {
+        omp_free(p, a);
+        omp_destroy_allocator(a);
+        return;
+    }
+#endif
+    memset(p, 7, 3071);
+    char *q = omp_realloc(p, 3072, a, a);
+    EXPECT_EQ(q != NULL, 1, "omp_realloc by a byte near the pool's end");
+    int kept = q != NULL;
+    for (int i = 0; q != NULL && i < 3071; i++)
+        kept &= q[i] == 7;
+    EXPECT_EQ(kept, 1, "omp_realloc in the pool keeps the contents");
+    EXPECT_EQ(omp_alloc(3072, a) == NULL, 1, "the grown block still holds the pool");
+    q = omp_realloc(q, 100, a, a);
+    void *r = omp_alloc(3072, a);
+    EXPECT_EQ(q != NULL && r != NULL, 1, "omp_realloc smaller gives the pool back");
+    omp_free(q, a);
+    omp_free(r, a);
+    omp_destroy_allocator(a);
 }
 
 /* The allocate clause: each thread's private copy from the allocator. */
@@ -119,13 +215,15 @@ static void clause(void)
     omp_destroy_allocator(a);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    on_buddypool = argc > 1 && strcmp(argv[1], "buddypool") == 0;
     check_team_size("gomp-alloc");
     predefined();
     traits();
     calloc_realloc();
     default_allocator();
+    pool_accounting();
     clause();
     return check_summary("gomp-alloc");
 }
