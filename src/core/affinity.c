@@ -81,6 +81,10 @@ static void put_field(struct out *o, const char *s, int width, int pad, int nume
     size_t n = strlen(s);
     size_t fill = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
     char c = pad == '0' && numeric ? '0' : ' ';
+    if (c == '0' && s[0] == '-') { /* zeros go after the sign, as printf's %07d */
+        put(o, s++, 1);
+        n--;
+    }
     if (pad != 0)
         for (size_t k = 0; k < fill; k++)
             put(o, &c, 1);

@@ -47,6 +47,9 @@ int main(void)
         bad += !digits;
     }
     EXPECT_EQ(bad, 0, "captured fields, in every thread");
+    /* outside any region the ancestor's number is -1: zeros after the sign */
+    omp_capture_affinity(buf, sizeof buf, "%0.7{ancestor_tnum}|%.4a|%0.2a");
+    EXPECT_EQ(same(buf, "-000001|  -1|-1"), 1, "a negative number padded");
     char small[4];
     n = omp_capture_affinity(small, sizeof small, "abcdefgh");
     EXPECT_EQ(n, 8, "the length it needs, the buffer short");
