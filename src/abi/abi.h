@@ -435,6 +435,9 @@ BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int3
                               int32_t sched, uint64_t grainsize, int32_t modifier,
                               void *task_dup);
 
+BP_API void *__kmpc_task_get_depnode(kmp_task_t *task);
+BP_API void *__kmpc_task_get_successors(kmp_task_t *task);
+
 /* ---- kmp_api.c --------------------------------------------------------- */
 BP_API void kmp_set_stacksize_s(size_t size);
 BP_API void kmp_set_stacksize(int size);

@@ -36,7 +36,8 @@ static void kmp_body(struct bp_task *task)
     /* relaxed: this part holds the task; a later part counts after it */
     uint32_t before = atomic_load_explicit(&task->requeues, memory_order_relaxed);
     BP_HOOK_CODE_FRAME();
-    kt->routine(gtid, kt);
+    if (kt->routine != NULL) /* a task made with none runs nothing, as on libomp */
+        kt->routine(gtid, kt);
     if ((task->flags & BP_KMP_DESTRUCTORS) &&
         atomic_load_explicit(&task->requeues, memory_order_relaxed) == before)
         kt->data1.destructors(gtid, kt);
@@ -614,4 +615,17 @@ BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int3
     BP_HOOK_ENTER();
     kmp_taskloop(task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier != 0, task_dup);
     BP_HOOK_LEAVE();
+}
+
+/* libomp's view of the dependence graph, for tools and tests: a task's node
+ * (its first word the list of its successors) and that list, as it is when
+ * asked (taskdep.c). */
+BP_API void *__kmpc_task_get_depnode(kmp_task_t *task)
+{
+    return bp_task_depnode(bp_task_of_payload(task));
+}
+
+BP_API void *__kmpc_task_get_successors(kmp_task_t *task)
+{
+    return bp_task_successors(bp_task_of_payload(task));
 }

@@ -48,7 +48,17 @@ struct dep_entry {
     int last_is_set;
 };
 
+/* libomp's view of a node's successors (its kmp_depnode_list_t), made
+ * when __kmpc_task_get_successors asks and kept until the node is freed. */
+struct kmp_succ {
+    struct bp_dep_node *node;
+    struct kmp_succ *next;
+};
+
 struct bp_dep_node {
+    /* first: libomp's kmp_base_depnode_t starts with its successors, which
+     * a program reads through __kmpc_task_get_depnode (bp_task_depnode) */
+    struct kmp_succ *kmp_succ;
     struct dep_list succ; /* under the parent's table lock */
     int done;
 };
@@ -313,9 +323,41 @@ void bp_task_deps_table_free(struct bp_task *task)
     task->dep_table = NULL;
 }
 
+static void kmp_succ_free(struct bp_dep_node *d)
+{
+    for (struct kmp_succ *e = d->kmp_succ, *next; e != NULL; e = next) {
+        next = e->next;
+        free(e);
+    }
+    d->kmp_succ = NULL;
+}
+
+void *bp_task_depnode(struct bp_task *task) { return task->dep; }
+
+void *bp_task_successors(struct bp_task *task)
+{
+    struct bp_dep_node *d = task->dep;
+    if (d == NULL)
+        return NULL;
+    struct bp_dep_table *tab = task->parent->dep_table;
+    if (tab == NULL) /* the parent's children are all complete: none waits */
+        return NULL;
+    bp_lock(&tab->lock);
+    kmp_succ_free(d);
+    for (int i = d->succ.n - 1; i >= 0; i--) { /* the list in the order made */
+        struct kmp_succ *e = xrealloc(NULL, sizeof *e);
+        e->node = d->succ.v[i]->dep;
+        e->next = d->kmp_succ;
+        d->kmp_succ = e;
+    }
+    bp_unlock(&tab->lock);
+    return d->kmp_succ;
+}
+
 void bp_task_node_free(struct bp_task *task)
 {
     if (task->dep != NULL) {
+        kmp_succ_free(task->dep);
         list_free(&task->dep->succ);
         free(task->dep);
         task->dep = NULL;

@@ -212,6 +212,13 @@ static inline void bp_task_deps_free(struct bp_task *task)
 }
 /* Free its own node (the task is freed). */
 void bp_task_node_free(struct bp_task *task);
+/* libomp's introspection of the graph (__kmpc_task_get_depnode,
+ * __kmpc_task_get_successors): the task's node, NULL if it has no
+ * dependences, whose first word is its successors' list ({node, next}
+ * entries, node the successor's node), made now from the tasks that wait
+ * for it and kept until the node is freed; NULL when none waits. */
+void *bp_task_depnode(struct bp_task *task);
+void *bp_task_successors(struct bp_task *task);
 
 /* taskloop.c */
 
