@@ -3,7 +3,8 @@
  * prints the pool's size; `test-env args N` forks a region with N arguments
  * (64 is the most supported: each must arrive; more must abort with a
  * message); `test-env schedule` calls static init with an unsupported
- * schedule type (must abort naming the entry point). */
+ * schedule type (must abort naming the entry point); `test-env places`
+ * prints bind-var and the place list. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,10 @@ void __kmpc_for_static_init_4(void *loc, int32_t gtid, int32_t sched, int32_t *l
                               int32_t *lower, int32_t *upper, int32_t *stride, int32_t incr,
                               int32_t chunk);
 int omp_get_max_threads(void);
+int omp_get_num_places(void);
+int omp_get_proc_bind(void);
+int omp_get_place_num_procs(int place);
+void omp_get_place_proc_ids(int place, int *ids);
 
 static _Atomic long sum;
 
@@ -72,6 +77,22 @@ int main(int argc, char **argv)
         __kmpc_fork_call(NULL, n, (kmpc_micro)many, S8(0), S8(8), S8(16), S8(24), S8(32),
                          S8(40), S8(48), S8(56), &slot[64]);
         return 0; /* not reached: more than 64 aborts */
+    }
+    if (strcmp(mode, "places") == 0) { /* bind-var and the place list */
+        int n = omp_get_num_places();
+        printf("bind=%d places=%d:", (int)omp_get_proc_bind(), n);
+        for (int p = 0; p < n; p++) {
+            int ids[1024];
+            if (omp_get_place_num_procs(p) > 1024)
+                return 1;
+            omp_get_place_proc_ids(p, ids);
+            printf(" {");
+            for (int i = 0; i < omp_get_place_num_procs(p); i++)
+                printf("%s%d", i ? "," : "", ids[i]);
+            printf("}");
+        }
+        printf("\n");
+        return 0;
     }
     if (strcmp(mode, "schedule") == 0) {
         int32_t last, lo = 0, hi = 9, stride;

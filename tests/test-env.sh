@@ -115,6 +115,34 @@ expect_quiet OMP_DISPLAY_ENV true "OMP_TARGET_OFFLOAD = 'DEFAULT'"
 expect_quiet OMP_TARGET_OFFLOAD " Mandatory " "max_threads"
 expect_quiet OMP_TARGET_OFFLOAD disabled "max_threads"
 expect_quiet OMP_DEFAULT_DEVICE 3 "max_threads"
+for v in bogus 'granularity=tile,compact' 'granularity=core' 'explicit,proclist=' \
+    'explicit'; do expect_warn KMP_AFFINITY "$v"; done
+expect_warn KMP_HW_SUBSET 1s,1c,1t
+expect_warn KMP_PLACE_THREADS 1s
+# KMP_AFFINITY (libomp's) as places and bind-var, unless OMP_* say otherwise
+# places_is ENV... PATTERN: the places mode prints PATTERN, with no warning
+places_is() {
+    pattern=$(eval echo "\${$#}")
+    env_args=""
+    while [ $# -gt 1 ]; do env_args="$env_args $1"; shift; done
+    # shellcheck disable=SC2086
+    env $env_args "$prog" places >"$out" 2>&1
+    if [ $? -ne 0 ] || grep -q "^buddypool:" "$out" || ! grep -q "$pattern" "$out"; then
+        echo "FAIL:$env_args: expected no warning and '$pattern':"; cat "$out"; fails=$((fails + 1))
+    fi
+}
+places_is KMP_AFFINITY=disabled "bind=0 places=0:"
+places_is KMP_AFFINITY=none "bind=0 places=0:"
+places_is KMP_AFFINITY=granularity=fine,scatter "bind=4 places=$cpus:"
+places_is KMP_AFFINITY=verbose,granularity=thread,compact "bind=3 places=$cpus:"
+places_is KMP_AFFINITY=granularity=socket,compact "bind=3 places=[1-9]"
+places_is KMP_AFFINITY=explicit,proclist=[0] "bind=3 places=1: {0}$"
+places_is KMP_AFFINITY=disabled OMP_PROC_BIND=spread "bind=4"
+if [ "$cpus" -ge 2 ]; then
+    places_is 'KMP_AFFINITY=granularity=fine,explicit,proclist=[1,0]' "places=2: {1} {0}$"
+    places_is KMP_AFFINITY=explicit,proclist=[0-1] "places=2: {0} {1}$"
+    places_is KMP_AFFINITY=scatter OMP_PLACES={1} "bind=1 places=1: {1}$"
+fi
 expect_quiet OMP_DISPLAY_ENV true "OMP_ALLOCATOR = 'omp_default_mem_alloc'"
 expect_quiet OMP_DISPLAY_ENV true "OMP_AFFINITY_FORMAT = 'level %L thread %i affinity %A'"
 # OMP_ALLOCATOR: an allocator's name, or a memory space's (its allocator)

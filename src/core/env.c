@@ -395,12 +395,126 @@ static int bind_entry(const char *p, size_t n, int *v)
  * (false, alone or in a list, binds nothing). Unset: workers are
  * pinned, callers are not, unless OMP_PLACES is set (libgomp binds then
  * too). Values are omp_proc_bind_t's. */
+/* libomp's KMP_AFFINITY, read when neither OMP_PLACES nor OMP_PROC_BIND
+ * is set, as the same settings: granularity=fine|thread|core|node|socket|
+ * package gives the places (threads, cores, numa_domains, sockets; core by
+ * default, as libomp's), compact the close policy, scatter and balanced
+ * spread, explicit with proclist=[...] a place per CPU listed, none and
+ * disabled no binding. verbose, warnings, respect and their no- forms
+ * change nothing here; anything else is warned about and the variable is
+ * ignored. Writes OMP_PLACES's text into places. */
+static int load_kmp_affinity(char *places, size_t size, int *bind)
+{
+    const char *s = getenv("KMP_AFFINITY");
+    if (s == NULL)
+        return 0;
+    const char *gran = "cores", *list = NULL;
+    size_t list_len = 0;
+    int type = -1; /* omp_proc_bind_t; 0: no binding */
+    static const char *const quiet[] = {"verbose", "noverbose", "warnings", "nowarnings",
+                                        "respect", "norespect", "reset", "noreset"};
+    for (const char *p = s; *p != '\0';) {
+        p += strspn(p, " ,");
+        size_t n = strcspn(p, ",");
+        if (strncmp(p, "proclist=[", 10) == 0) {
+            const char *end = strchr(p, ']');
+            if (end == NULL)
+                goto bad;
+            list = p + 10;
+            list_len = (size_t)(end - list);
+            n = (size_t)(end + 1 - p);
+        } else if (n > 12 && strncmp(p, "granularity=", 12) == 0) {
+            static const char *const g[][2] = {{"fine", "threads"}, {"thread", "threads"},
+                                               {"core", "cores"},   {"node", "numa_domains"},
+                                               {"socket", "sockets"}, {"package", "sockets"}};
+            gran = NULL;
+            for (size_t k = 0; k < sizeof g / sizeof g[0]; k++)
+                if (n - 12 == strlen(g[k][0]) && strncmp(p + 12, g[k][0], n - 12) == 0)
+                    gran = g[k][1];
+            if (gran == NULL)
+                goto bad;
+        } else if (n > 0) {
+            static const char *const t[] = {"disabled", "none", "compact", "scatter",
+                                            "balanced", "explicit"};
+            static const int as_bind[] = {0, 0, 3, 4, 4, 3};
+            int known = 0;
+            for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+                if (n == strlen(t[k]) && strncmp(p, t[k], n) == 0) {
+                    type = as_bind[k];
+                    known = 1;
+                    if (k == 5)
+                        gran = NULL; /* explicit: the proclist's CPUs */
+                }
+            for (size_t k = 0; k < sizeof quiet / sizeof quiet[0]; k++)
+                known |= n == strlen(quiet[k]) && strncmp(p, quiet[k], n) == 0;
+            if (!known)
+                goto bad;
+        }
+        p += n;
+    }
+    if (type < 0 || (gran == NULL && list == NULL))
+        goto bad;
+    *bind = type;
+    if (type == 0)
+        return 1;
+    if (gran != NULL) {
+        snprintf(places, size, "%s", gran);
+        return 1;
+    }
+    size_t at = 0; /* proclist=[0,1,2-3] as {0},{1},{2},{3} */
+    for (const char *p = list; p < list + list_len;) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0)
+            goto bad;
+        if (*end == '-') {
+            const char *q = end + 1;
+            b = strtol(q, &end, 10);
+            if (end == q || b < a)
+                goto bad;
+        }
+        for (long c = a; c <= b; c++) {
+            int w = snprintf(places + at, size - at, "%s{%ld}", at ? "," : "", c);
+            if (w < 0 || (size_t)w >= size - at)
+                goto bad;
+            at += (size_t)w;
+        }
+        p = end + (*end == ',');
+        if (end < list + list_len && *end != ',')
+            goto bad;
+    }
+    return at > 0;
+bad:
+    bp_warn("KMP_AFFINITY='%s' is not [granularity=fine|thread|core|node|socket|package,]"
+            "compact|scatter|balanced|none|disabled, or explicit with proclist=[...]; "
+            "ignoring it", s);
+    return 0;
+}
+
 static void load_proc_bind(void)
 {
     static char places[4096];
     bp_config.places = load_text("OMP_PLACES", "place list", places, sizeof places,
                                  "using one place per allowed CPU");
     const char *s = getenv("OMP_PROC_BIND");
+    static const char *const subsets[] = {"KMP_HW_SUBSET", "KMP_PLACE_THREADS"};
+    for (int i = 0; i < 2; i++)
+        if (getenv(subsets[i]) != NULL)
+            bp_warn("%s='%s' (libomp's) is not supported; ignoring it (OMP_PLACES chooses "
+                    "the CPUs)", subsets[i], getenv(subsets[i]));
+    int kmp_bind;
+    if (s == NULL && bp_config.places == NULL && getenv("OMP_PLACES") == NULL &&
+        load_kmp_affinity(places, sizeof places, &kmp_bind)) {
+        if (kmp_bind == 0) {
+            bp_config.pin = 0;
+            bp_config.icv.proc_bind = 0;
+            return;
+        }
+        bp_config.places = places;
+        bp_config.pin_caller = 1;
+        bp_config.icv.proc_bind = kmp_bind;
+        return;
+    }
     if (s == NULL) {
         /* close: worker i on the i-th place from the caller's; with places
          * asked for, true, and the caller is bound too (as in libgomp) */
