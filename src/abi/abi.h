@@ -236,6 +236,9 @@ BP_API void omp_set_affinity_format(const char *format);
 BP_API size_t omp_get_affinity_format(char *buffer, size_t size);
 BP_API void omp_display_affinity(const char *format);
 BP_API size_t omp_capture_affinity(char *buffer, size_t size, const char *format);
+BP_API void ompc_set_affinity_format(const char *format);
+BP_API size_t ompc_get_affinity_format(char *buffer, size_t size);
+BP_API size_t ompc_capture_affinity(char *buffer, size_t size, const char *format);
 BP_API void ompc_display_affinity(const char *format);
 
 /* ---- alloc.c ----------------------------------------------------------- */

@@ -260,6 +260,7 @@ BP_API void __kmpc_serialized_parallel(ident_t *loc, int32_t gtid)
 {
     (void)gtid;
     BP_HOOK_SITE(source_of(loc));
+    bp_affinity_clang();
     bp_serial_begin(bp_self(), __builtin_return_address(0));
 }
 

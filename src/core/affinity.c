@@ -38,7 +38,19 @@
 enum { BP_AFFINITY_FORMAT_MAX = 512 };
 
 static char format_var[BP_AFFINITY_FORMAT_MAX] = "level %L thread %i affinity %A";
+static int format_set; /* by OMP_AFFINITY_FORMAT or omp_set_affinity_format */
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+/* libomp's default, which clang's code gets (bp_affinity_clang) */
+static const char libomp_format[] = "OMP: pid %P tid %i thread %n bound to OS proc set {%A}";
+/* clang's code has forked a region: the display goes to stdout, as
+ * libomp's, in libomp's default format and way of listing CPUs */
+static _Atomic int clang_code;
+
+static int is_clang(void)
+{
+    /* relaxed: a choice made once, early */
+    return atomic_load_explicit(&clang_code, memory_order_relaxed);
+}
 
 /* affinity-format-var from OMP_AFFINITY_FORMAT, read before any use. */
 static void load_env(void)
@@ -46,9 +58,10 @@ static void load_env(void)
     const char *env = getenv("OMP_AFFINITY_FORMAT");
     if (env == NULL)
         return;
-    if (strlen(env) < sizeof format_var)
+    if (strlen(env) < sizeof format_var) {
         snprintf(format_var, sizeof format_var, "%s", env);
-    else
+        format_set = 1;
+    } else
         bp_warn("OMP_AFFINITY_FORMAT is %zu bytes, more than %d; using the default",
                 strlen(env), BP_AFFINITY_FORMAT_MAX - 1);
 }
@@ -58,7 +71,7 @@ static const char *format_of(const char *given)
     if (given != NULL && given[0] != '\0')
         return given;
     pthread_once(&env_once, load_env);
-    return format_var;
+    return format_set || !is_clang() ? format_var : libomp_format;
 }
 
 const char *bp_affinity_format_var(void) { return format_of(NULL); }
@@ -94,9 +107,11 @@ static void put_field(struct out *o, const char *s, int width, int pad, int nume
             put(o, " ", 1);
 }
 
-/* The thread's CPUs as ranges: "0-3,6". */
+/* The thread's CPUs as ranges: "0-3,6" (libgomp's "0-1" for two in a row;
+ * libomp's, for clang's code, "0,1": a range from three). */
 static void cpu_list(char *s, size_t size)
 {
+    int least = is_clang() ? 2 : 1; /* the span that makes a range */
     cpu_set_t set;
     s[0] = '\0';
     if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -108,6 +123,8 @@ static void cpu_list(char *s, size_t size)
         int e = c;
         while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
             e++;
+        if (e - c < least)
+            e = c; /* the next in a row is listed on its own */
         len += (size_t)snprintf(s + len, size - len, e > c ? "%s%d-%d" : "%s%d",
                                 len ? "," : "", c, e);
         c = e;
@@ -218,6 +235,7 @@ static void set_format(const char *format)
         return;
     }
     snprintf(format_var, sizeof format_var, "%s", format);
+    format_set = 1;
 }
 
 static size_t get_format(char *buf, size_t size)
@@ -239,34 +257,47 @@ static void display(const char *format, FILE *to)
 }
 
 /* OMP_DISPLAY_AFFINITY=true: a thread entering a region shows its line,
- * in affinity-format-var, when it differs from the last it showed (its
- * first region, another team size, number, level or place: what the
- * format names), as OpenMP asks. On stderr, as libgomp; on stdout once
- * clang's code has forked a region, as libomp. */
-static _Atomic int display_stdout;
-
+ * in affinity-format-var, the first time and when what the fields can
+ * show has changed since (its level, number, team size, ancestor, team,
+ * league or CPUs), as OpenMP asks: not when only the format has. On
+ * stderr, as libgomp; on stdout once clang's code has forked a region,
+ * as libomp. */
 void bp_affinity_clang(void)
 {
-    if (!atomic_load_explicit(&display_stdout, memory_order_relaxed))
-        atomic_store_explicit(&display_stdout, 1, memory_order_relaxed);
+    if (!is_clang())
+        atomic_store_explicit(&clang_code, 1, memory_order_relaxed); /* relaxed: is_clang */
 }
+
+struct shown {
+    int level, tid, team_size, ancestor, team_num, num_teams;
+    cpu_set_t cpus;
+};
 
 void bp_affinity_region(struct bp_thread *t)
 {
-    (void)t;
-    static _Thread_local char last[BP_AFFINITY_FORMAT_MAX * 2];
-    static _Thread_local size_t last_n = (size_t)-1;
-    char line[sizeof last];
+    static _Thread_local struct shown last;
+    static _Thread_local int shown_once;
+    struct shown now;
+    memset(&now, 0, sizeof now); /* compared whole */
+    now.level = t->level;
+    now.tid = t->tid;
+    now.team_size = t->team_size;
+    int tid = -1, size = 0;
+    now.ancestor = t->level >= 1 && bp_ancestor(t, t->level - 1, &tid, &size) ? tid : -1;
+    now.team_num = bp_icv(t)->team_num;
+    now.num_teams = bp_icv(t)->num_teams;
+    if (sched_getaffinity(0, sizeof now.cpus, &now.cpus) != 0)
+        CPU_ZERO(&now.cpus);
+    if (shown_once && memcmp(&now, &last, sizeof now) == 0)
+        return;
+    last = now;
+    shown_once = 1;
+    char line[BP_AFFINITY_FORMAT_MAX * 2];
     size_t n = capture(line, sizeof line, format_of(NULL));
     if (n >= sizeof line)
         n = sizeof line - 1;
-    if (n == last_n && memcmp(line, last, n) == 0)
-        return;
-    memcpy(last, line, n);
-    last_n = n;
     line[n] = '\n';
-    /* relaxed: the stream is a choice made once, early */
-    FILE *to = atomic_load_explicit(&display_stdout, memory_order_relaxed) ? stdout : stderr;
+    FILE *to = is_clang() ? stdout : stderr;
     flockfile(to);
     fwrite(line, 1, n + 1, to);
     fflush(to);
@@ -287,12 +318,29 @@ BP_API size_t omp_capture_affinity(char *buffer, size_t size, const char *format
     return capture(buffer, size, format_of(format));
 }
 
-/* libomp's names: the same routines, but for the display's stream. */
+/* libomp's names, which LLVM's omp.h maps the routines to: a program that
+ * calls them is clang's, and gets libomp's default format, CPU lists and
+ * stream (stdout) from its first call, before any region. */
 BP_API void ompc_set_affinity_format(const char *format)
-    __attribute__((alias("omp_set_affinity_format")));
-BP_API size_t ompc_get_affinity_format(char *buffer, size_t size)
-    __attribute__((alias("omp_get_affinity_format")));
-BP_API size_t ompc_capture_affinity(char *buffer, size_t size, const char *format)
-    __attribute__((alias("omp_capture_affinity")));
+{
+    bp_affinity_clang();
+    set_format(format);
+}
 
-BP_API void ompc_display_affinity(const char *format) { display(format, stdout); }
+BP_API size_t ompc_get_affinity_format(char *buffer, size_t size)
+{
+    bp_affinity_clang();
+    return get_format(buffer, size);
+}
+
+BP_API size_t ompc_capture_affinity(char *buffer, size_t size, const char *format)
+{
+    bp_affinity_clang();
+    return capture(buffer, size, format_of(format));
+}
+
+BP_API void ompc_display_affinity(const char *format)
+{
+    bp_affinity_clang();
+    display(format, stdout);
+}

@@ -6,7 +6,9 @@
 #   MODE first:   the first region's two lines, at least (what every runtime
 #                 shows: libgomp shows only those here)
 #   MODE changes: also every change, as buddypool shows them: thread 0's
-#                 lines are 0/2, 0/1, 0/2 in that order, thread 1's 1/2
+#                 lines are 0/2, 0/1, 0/2 in that order, thread 1's 1/2;
+#                 after the format changes, one line, thread 0's FMT 0/1
+#                 (the format alone changes nothing shown; libomp agrees)
 prog=$1 stream=$2 mode=$3
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
@@ -22,5 +24,8 @@ if [ "$mode" = changes ]; then
     t0=$(grep '^AFF 0/' "$on" | tr '\n' ',')
     [ "$t0" = "AFF 0/2 L1,AFF 0/1 L1,AFF 0/2 L1," ] ||
         { echo "thread 0's lines are not each change once: $t0"; exit 1; }
+    fmt=$(grep '^FMT' "$on" | tr '\n' ',')
+    [ "$fmt" = "FMT 0/1," ] ||
+        { echo "after the format changed: '$fmt', not thread 0's one change"; cat "$on"; exit 1; }
 fi
 echo "ok: $(grep -c '^AFF' "$on") lines on $stream"

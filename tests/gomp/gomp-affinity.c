@@ -3,8 +3,11 @@
  * ompc_*): fields, long names, the three kinds of size, %%, the length
  * returned when the buffer is short. Built by gcc and clang, run on
  * buddypool and the peer at 1, 2 and 4 threads. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +23,42 @@ int main(void)
     size_t n = omp_get_affinity_format(buf, sizeof buf);
     if (env != NULL)
         EXPECT_EQ(same(buf, env), 1, "OMP_AFFINITY_FORMAT is the format");
+#ifdef __clang__
+    else /* LLVM's header: libomp's default */
+        EXPECT_EQ(same(buf, "OMP: pid %P tid %i thread %n bound to OS proc set {%A}"), 1,
+                  "libomp's default format");
+#else
+    else
+        EXPECT_EQ(same(buf, "level %L thread %i affinity %A"), 1, "libgomp's default format");
+#endif
+    /* %A lists the thread's CPUs with ranges: from two in a row in gcc's
+     * code (libgomp), from three in clang's (libomp) */
+    cpu_set_t mine;
+    char want_cpus[1024] = "";
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+#ifdef __clang__
+        const int least = 2;
+#else
+        const int least = 1;
+#endif
+        size_t len = 0;
+        for (int c = 0; c < CPU_SETSIZE && len + 24 < sizeof want_cpus; c++) {
+            if (!CPU_ISSET(c, &mine))
+                continue;
+            int e = c;
+            while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &mine))
+                e++;
+            if (e - c < least)
+                e = c;
+            len += (size_t)snprintf(want_cpus + len, sizeof want_cpus - len,
+                                    e > c ? "%s%d-%d" : "%s%d", len ? "," : "", c, e);
+            c = e;
+        }
+        omp_capture_affinity(buf, sizeof buf, "%A");
+        if (!same(buf, want_cpus))
+            printf("%%A: '%s', want '%s'\n", buf, want_cpus);
+        EXPECT_EQ(same(buf, want_cpus), 1, "the CPU list of %A");
+    }
     omp_set_affinity_format("T%{thread_num}/%N");
     n = omp_get_affinity_format(buf, sizeof buf);
     EXPECT_EQ(same(buf, "T%{thread_num}/%N"), 1, "get returns what set set");
