@@ -156,6 +156,7 @@ BP_API int32_t omp_get_supported_active_levels_(void);
 BP_API int32_t omp_get_level_(void);
 BP_API int32_t omp_get_active_level_(void);
 BP_API int32_t omp_in_final_(void);
+BP_API int32_t omp_in_explicit_task_(void);
 BP_API int32_t omp_get_cancellation_(void);
 BP_API int32_t omp_get_proc_bind_(void);
 BP_API int32_t omp_get_num_places_(void);
@@ -230,6 +231,41 @@ BP_API int32_t omp_get_affinity_format_(char *buffer, size_t len);
 BP_API void omp_display_affinity_(const char *format, size_t len);
 BP_API int32_t omp_capture_affinity_(char *buffer, const char *format, size_t buffer_len,
                                      size_t format_len);
+
+
+
+BP_API void omp_init_lock_with_hint_(int32_t *lock, const int32_t *hint);
+BP_API void omp_init_nest_lock_with_hint_(int64_t *lock, const int32_t *hint);
+BP_API int32_t omp_control_tool_(const int32_t *command, const int32_t *modifier, void *arg);
+BP_API void kmp_set_stacksize_(const int32_t *size);
+BP_API void kmp_set_stacksize_s_(const size_t *size);
+BP_API int32_t kmp_get_stacksize_(void);
+BP_API size_t kmp_get_stacksize_s_(void);
+BP_API void kmp_set_blocktime_(const int32_t *ms);
+BP_API int32_t kmp_get_blocktime_(void);
+BP_API void kmp_set_library_(const int32_t *mode);
+BP_API int32_t kmp_get_library_(void);
+BP_API void kmp_set_library_serial_(void);
+BP_API void kmp_set_library_turnaround_(void);
+BP_API void kmp_set_library_throughput_(void);
+BP_API void kmp_set_disp_num_buffers_(const int32_t *n);
+BP_API void kmp_set_warnings_on_(void);
+BP_API void kmp_set_warnings_off_(void);
+BP_API int32_t kmp_get_num_known_threads_(void);
+BP_API void kmp_set_defaults_(const char *settings, size_t len);
+BP_API void *kmp_malloc_(const size_t *size);
+BP_API void *kmp_calloc_(const size_t *nelem, const size_t *elsize);
+BP_API void *kmp_realloc_(void *const *ptr, const size_t *size);
+BP_API void *kmp_aligned_malloc_(const size_t *size, const size_t *alignment);
+BP_API void kmp_free_(void *const *ptr);
+BP_API int32_t kmp_get_affinity_max_proc_(void);
+BP_API void kmp_create_affinity_mask_(void **mask);
+BP_API void kmp_destroy_affinity_mask_(void **mask);
+BP_API int32_t kmp_set_affinity_(void **mask);
+BP_API int32_t kmp_get_affinity_(void **mask);
+BP_API int32_t kmp_set_affinity_mask_proc_(const int32_t *proc, void **mask);
+BP_API int32_t kmp_unset_affinity_mask_proc_(const int32_t *proc, void **mask);
+BP_API int32_t kmp_get_affinity_mask_proc_(const int32_t *proc, void **mask);
 
 /* ---- affinity.c -------------------------------------------------------- */
 BP_API void omp_set_affinity_format(const char *format);
@@ -316,6 +352,30 @@ BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind);
 BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind);
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid);
 
+BP_API void *__kmpc_copyprivate_light(ident_t *loc, int32_t gtid, void *cpy_data);
+BP_API int32_t __kmpc_barrier_master(ident_t *loc, int32_t gtid);
+BP_API void __kmpc_end_barrier_master(ident_t *loc, int32_t gtid);
+BP_API int32_t __kmpc_barrier_master_nowait(ident_t *loc, int32_t gtid);
+BP_API void __kmpc_scope(ident_t *loc, int32_t gtid, void *reserved);
+BP_API void __kmpc_end_scope(ident_t *loc, int32_t gtid, void *reserved);
+BP_API void __kmpc_begin(ident_t *loc, int32_t flags);
+BP_API void __kmpc_end(ident_t *loc);
+BP_API void __kmpc_pop_num_threads(ident_t *loc, int32_t gtid);
+BP_API int __kmpc_pause_resource(int kind);
+BP_API void __kmpc_init_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_init_lock_with_hint(ident_t *loc, int32_t gtid, void **lock, uintptr_t hint);
+BP_API void __kmpc_destroy_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_set_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_unset_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API int __kmpc_test_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_init_nest_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_init_nest_lock_with_hint(ident_t *loc, int32_t gtid, void **lock,
+                                            uintptr_t hint);
+BP_API void __kmpc_destroy_nest_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_set_nest_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API void __kmpc_unset_nest_lock(ident_t *loc, int32_t gtid, void **lock);
+BP_API int __kmpc_test_nest_lock(ident_t *loc, int32_t gtid, void **lock);
+
 /* ---- kmp_loop.c -------------------------------------------------------- */
 BP_API void __kmpc_for_static_init_4(ident_t *loc, int32_t gtid, int32_t schedtype,
                                      int32_t *plastiter, int32_t *plower, int32_t *pupper,
@@ -399,6 +459,10 @@ BP_API void __kmpc_doacross_wait(ident_t *loc, int32_t gtid, const int64_t *vec)
 BP_API void __kmpc_doacross_post(ident_t *loc, int32_t gtid, const int64_t *vec);
 BP_API void __kmpc_doacross_fini(ident_t *loc, int32_t gtid);
 
+BP_API int32_t __kmpc_sections_init(ident_t *loc, int32_t gtid);
+BP_API int32_t __kmpc_next_section(ident_t *loc, int32_t gtid, int32_t sections);
+BP_API void __kmpc_end_sections(ident_t *loc, int32_t gtid);
+
 /* ---- kmp_task.c -------------------------------------------------------- */
 BP_API kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, int32_t gtid, int32_t flags,
                                          size_t sizeof_kmp_task_t, size_t sizeof_shareds,
@@ -441,6 +505,13 @@ BP_API void __kmpc_taskloop_5(ident_t *loc, int32_t gtid, kmp_task_t *task, int3
 BP_API void *__kmpc_task_get_depnode(kmp_task_t *task);
 BP_API void *__kmpc_task_get_successors(kmp_task_t *task);
 
+BP_API int32_t __kmpc_omp_reg_task_with_affinity(ident_t *loc, int32_t gtid, kmp_task_t *new_task,
+                                                 int32_t naffins, void *affin_list);
+BP_API int32_t __kmpc_omp_task_parts(ident_t *loc, int32_t gtid, kmp_task_t *new_task);
+BP_API int32_t __kmpc_omp_has_task_team(int32_t gtid);
+BP_API uint64_t __kmpc_get_taskid(void);
+BP_API uint64_t __kmpc_get_parent_taskid(void);
+
 /* ---- kmp_api.c --------------------------------------------------------- */
 BP_API void kmp_set_stacksize_s(size_t size);
 BP_API void kmp_set_stacksize(int size);
@@ -470,6 +541,10 @@ BP_API int kmp_unset_affinity_mask_proc(int proc, void **mask);
 BP_API int kmp_get_affinity_mask_proc(int proc, void **mask);
 BP_API int kmp_set_affinity(void **mask);
 BP_API int kmp_get_affinity(void **mask);
+
+
+
+BP_API int kmp_get_num_known_threads(void);
 
 /* ---- threadprivate.c --------------------------------------------------- */
 BP_API void *__kmpc_threadprivate_cached(ident_t *loc, int32_t gtid, void *data, size_t size,

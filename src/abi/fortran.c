@@ -54,6 +54,7 @@ F_QUERY(int32_t, omp_get_supported_active_levels)
 F_QUERY(int32_t, omp_get_level)
 F_QUERY(int32_t, omp_get_active_level)
 F_QUERY(int32_t, omp_in_final)
+F_QUERY(int32_t, omp_in_explicit_task)
 F_QUERY(int32_t, omp_get_cancellation)
 F_QUERY(int32_t, omp_get_proc_bind)
 F_QUERY(int32_t, omp_get_num_places)
@@ -166,6 +167,19 @@ BP_API void omp_destroy_nest_lock_(int64_t *lock) { omp_destroy_nest_lock(lock);
 BP_API void omp_set_nest_lock_(int64_t *lock) { omp_set_nest_lock(lock); }
 BP_API void omp_unset_nest_lock_(int64_t *lock) { omp_unset_nest_lock(lock); }
 BP_API int32_t omp_test_nest_lock_(int64_t *lock) { return omp_test_nest_lock(lock); }
+BP_API void omp_init_lock_with_hint_(int32_t *lock, const int32_t *hint)
+{
+    omp_init_lock_with_hint(lock, *hint);
+}
+BP_API void omp_init_nest_lock_with_hint_(int64_t *lock, const int32_t *hint)
+{
+    omp_init_nest_lock_with_hint(lock, *hint);
+}
+
+BP_API int32_t omp_control_tool_(const int32_t *command, const int32_t *modifier, void *arg)
+{
+    return omp_control_tool(*command, *modifier, arg);
+}
 
 /* omp_event_handle_kind and omp_allocator_handle_kind are 8; omp_lib
  * passes an event by value, an allocator by reference. */
@@ -261,4 +275,63 @@ BP_API int32_t omp_capture_affinity_(char *buffer, const char *format, size_t bu
     if (c != NULL && c != buf)
         free(c);
     return (int32_t)n;
+}
+
+/* libomp's kmp_* extensions by their Fortran names (LLVM's omp_lib
+ * declares them): integers and sizes by reference, kmp_pointer_kind
+ * values (an address) by reference too. */
+BP_API void kmp_set_stacksize_(const int32_t *size) { kmp_set_stacksize(*size); }
+BP_API void kmp_set_stacksize_s_(const size_t *size) { kmp_set_stacksize_s(*size); }
+BP_API int32_t kmp_get_stacksize_(void) { return kmp_get_stacksize(); }
+BP_API size_t kmp_get_stacksize_s_(void) { return kmp_get_stacksize_s(); }
+BP_API void kmp_set_blocktime_(const int32_t *ms) { kmp_set_blocktime(*ms); }
+BP_API int32_t kmp_get_blocktime_(void) { return kmp_get_blocktime(); }
+BP_API void kmp_set_library_(const int32_t *mode) { kmp_set_library(*mode); }
+BP_API int32_t kmp_get_library_(void) { return kmp_get_library(); }
+BP_API void kmp_set_library_serial_(void) { kmp_set_library_serial(); }
+BP_API void kmp_set_library_turnaround_(void) { kmp_set_library_turnaround(); }
+BP_API void kmp_set_library_throughput_(void) { kmp_set_library_throughput(); }
+BP_API void kmp_set_disp_num_buffers_(const int32_t *n) { kmp_set_disp_num_buffers(*n); }
+BP_API void kmp_set_warnings_on_(void) { kmp_set_warnings_on(); }
+BP_API void kmp_set_warnings_off_(void) { kmp_set_warnings_off(); }
+BP_API int32_t kmp_get_num_known_threads_(void) { return kmp_get_num_known_threads(); }
+
+BP_API void kmp_set_defaults_(const char *settings, size_t len)
+{
+    char buf[512];
+    char *c = c_string(settings, len, buf, sizeof buf);
+    if (c != NULL)
+        kmp_set_defaults(c);
+    if (c != NULL && c != buf)
+        free(c);
+}
+
+BP_API void *kmp_malloc_(const size_t *size) { return kmp_malloc(*size); }
+BP_API void *kmp_calloc_(const size_t *nelem, const size_t *elsize)
+{
+    return kmp_calloc(*nelem, *elsize);
+}
+BP_API void *kmp_realloc_(void *const *ptr, const size_t *size) { return kmp_realloc(*ptr, *size); }
+BP_API void *kmp_aligned_malloc_(const size_t *size, const size_t *alignment)
+{
+    return kmp_aligned_malloc(*size, *alignment);
+}
+BP_API void kmp_free_(void *const *ptr) { kmp_free(*ptr); }
+
+BP_API int32_t kmp_get_affinity_max_proc_(void) { return kmp_get_affinity_max_proc(); }
+BP_API void kmp_create_affinity_mask_(void **mask) { kmp_create_affinity_mask(mask); }
+BP_API void kmp_destroy_affinity_mask_(void **mask) { kmp_destroy_affinity_mask(mask); }
+BP_API int32_t kmp_set_affinity_(void **mask) { return kmp_set_affinity(mask); }
+BP_API int32_t kmp_get_affinity_(void **mask) { return kmp_get_affinity(mask); }
+BP_API int32_t kmp_set_affinity_mask_proc_(const int32_t *proc, void **mask)
+{
+    return kmp_set_affinity_mask_proc(*proc, mask);
+}
+BP_API int32_t kmp_unset_affinity_mask_proc_(const int32_t *proc, void **mask)
+{
+    return kmp_unset_affinity_mask_proc(*proc, mask);
+}
+BP_API int32_t kmp_get_affinity_mask_proc_(const int32_t *proc, void **mask)
+{
+    return kmp_get_affinity_mask_proc(*proc, mask);
 }

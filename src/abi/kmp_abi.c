@@ -370,6 +370,122 @@ BP_API void __kmpc_copyprivate(ident_t *loc, int32_t gtid, size_t cpy_size, void
     bp_barrier(t, BP_SYNC_BARRIER_RUNTIME);
 }
 
+/* The light form (LLVM's OpenMPIRBuilder): the thread that ran the single
+ * passes its data, the others NULL; each gets the data back after a
+ * barrier, copies, and the compiled code's own barrier follows. */
+BP_API void *__kmpc_copyprivate_light(ident_t *loc, int32_t gtid, void *cpy_data)
+{
+    (void)loc;
+    (void)gtid;
+    return bp_copyprivate(bp_self(), cpy_data, cpy_data != NULL);
+}
+
+/* A split barrier (the Intel compilers'): every thread arrives; thread 0
+ * gets 1 and runs on alone, the others wait until it calls
+ * __kmpc_end_barrier_master and then get 0. The nowait form lets the
+ * others go at once. */
+BP_API int32_t __kmpc_barrier_master(ident_t *loc, int32_t gtid)
+{
+    (void)gtid;
+    struct bp_thread *t = bp_self();
+    BP_HOOK_ENTER();
+    bp_barrier(t, kmp_barrier_kind(loc));
+    if (t->tid != 0)
+        bp_barrier(t, kmp_barrier_kind(loc)); /* until thread 0's end */
+    BP_HOOK_LEAVE();
+    return t->tid == 0;
+}
+
+BP_API void __kmpc_end_barrier_master(ident_t *loc, int32_t gtid)
+{
+    (void)gtid;
+    BP_HOOK_ENTER();
+    bp_barrier(bp_self(), kmp_barrier_kind(loc));
+    BP_HOOK_LEAVE();
+}
+
+BP_API int32_t __kmpc_barrier_master_nowait(ident_t *loc, int32_t gtid)
+{
+    (void)gtid;
+    struct bp_thread *t = bp_self();
+    BP_HOOK_ENTER();
+    bp_barrier(t, kmp_barrier_kind(loc));
+    BP_HOOK_LEAVE();
+    return t->tid == 0;
+}
+
+/* The scope construct has no runtime part beyond its reductions and
+ * barrier, which the compiled code calls itself; nor do the old start and
+ * end of the program's OpenMP use (the runtime starts lazily and ends at
+ * exit). */
+BP_API void __kmpc_scope(ident_t *loc, int32_t gtid, void *reserved)
+{
+    (void)loc;
+    (void)gtid;
+    (void)reserved;
+}
+
+BP_API void __kmpc_end_scope(ident_t *loc, int32_t gtid, void *reserved)
+{
+    (void)loc;
+    (void)gtid;
+    (void)reserved;
+}
+
+BP_API void __kmpc_begin(ident_t *loc, int32_t flags)
+{
+    (void)loc;
+    (void)flags;
+}
+
+BP_API void __kmpc_end(ident_t *loc) { (void)loc; }
+
+/* Nothing to undo: a pushed size is used up by the next region, as in
+ * libomp, whose pop does nothing either. */
+BP_API void __kmpc_pop_num_threads(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
+BP_API int __kmpc_pause_resource(int kind) { return omp_pause_resource_all(kind); }
+
+/* libomp's lock entry points, over a user's omp_lock_t (a pointer's room,
+ * which a buddypool lock fits) passed by address. */
+#define KMPC_LOCK_DO(name, routine)                                            \
+    BP_API void __kmpc_##name(ident_t *loc, int32_t gtid, void **lock)        \
+    {                                                                          \
+        (void)loc;                                                             \
+        (void)gtid;                                                            \
+        routine(lock);                                                         \
+    }
+#define KMPC_LOCK_TEST(name, routine)                                          \
+    BP_API int __kmpc_##name(ident_t *loc, int32_t gtid, void **lock)         \
+    {                                                                          \
+        (void)loc;                                                             \
+        (void)gtid;                                                            \
+        return routine(lock);                                                  \
+    }
+#define KMPC_LOCK_HINT(name, routine)                                          \
+    BP_API void __kmpc_##name(ident_t *loc, int32_t gtid, void **lock, uintptr_t hint) \
+    {                                                                          \
+        (void)loc;                                                             \
+        (void)gtid;                                                            \
+        routine(lock, (int)hint);                                              \
+    }
+KMPC_LOCK_DO(init_lock, omp_init_lock)
+KMPC_LOCK_HINT(init_lock_with_hint, omp_init_lock_with_hint)
+KMPC_LOCK_DO(destroy_lock, omp_destroy_lock)
+KMPC_LOCK_DO(set_lock, omp_set_lock)
+KMPC_LOCK_DO(unset_lock, omp_unset_lock)
+KMPC_LOCK_TEST(test_lock, omp_test_lock)
+KMPC_LOCK_DO(init_nest_lock, omp_init_nest_lock)
+KMPC_LOCK_HINT(init_nest_lock_with_hint, omp_init_nest_lock_with_hint)
+KMPC_LOCK_DO(destroy_nest_lock, omp_destroy_nest_lock)
+KMPC_LOCK_DO(set_nest_lock, omp_set_nest_lock)
+KMPC_LOCK_DO(unset_nest_lock, omp_unset_nest_lock)
+KMPC_LOCK_TEST(test_nest_lock, omp_test_nest_lock)
+
 /* ---- queries ------------------------------------------------------------ */
 
 BP_API int32_t __kmpc_ok_to_fork(ident_t *loc)

@@ -5,7 +5,10 @@
  *   - the library mode, the dispatch buffers, warnings and kmp_set_defaults
  *     are accepted and change nothing (said once for kmp_set_defaults);
  *   - the allocation calls are the C library's;
- *   - affinity masks are CPU sets, applied to the calling thread. */
+ *   - affinity masks are CPU sets, applied to the calling thread;
+ *   - libomp's kmpc_* names of the setters, the allocation calls and the
+ *     mask routines are the same routines, and its Fortran names (kmp_*_,
+ *     arguments by reference) are in fortran.c. */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -166,3 +169,26 @@ BP_API int kmp_get_affinity(void **mask)
         return -1;
     return pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), *mask) == 0 ? 0 : -1;
 }
+
+/* libomp's kmpc_* names of the same routines. */
+BP_API void kmpc_set_stacksize(int size) __attribute__((alias("kmp_set_stacksize")));
+BP_API void kmpc_set_stacksize_s(size_t size) __attribute__((alias("kmp_set_stacksize_s")));
+BP_API void kmpc_set_blocktime(int ms) __attribute__((alias("kmp_set_blocktime")));
+BP_API void kmpc_set_library(int mode) __attribute__((alias("kmp_set_library")));
+BP_API void kmpc_set_defaults(const char *settings) __attribute__((alias("kmp_set_defaults")));
+BP_API void kmpc_set_disp_num_buffers(int n) __attribute__((alias("kmp_set_disp_num_buffers")));
+BP_API void *kmpc_malloc(size_t size) __attribute__((alias("kmp_malloc")));
+BP_API void *kmpc_calloc(size_t nelem, size_t elsize) __attribute__((alias("kmp_calloc")));
+BP_API void *kmpc_realloc(void *ptr, size_t size) __attribute__((alias("kmp_realloc")));
+BP_API void *kmpc_aligned_malloc(size_t size, size_t alignment)
+    __attribute__((alias("kmp_aligned_malloc")));
+BP_API void kmpc_free(void *ptr) __attribute__((alias("kmp_free")));
+BP_API int kmpc_set_affinity_mask_proc(int proc, void **mask)
+    __attribute__((alias("kmp_set_affinity_mask_proc")));
+BP_API int kmpc_unset_affinity_mask_proc(int proc, void **mask)
+    __attribute__((alias("kmp_unset_affinity_mask_proc")));
+BP_API int kmpc_get_affinity_mask_proc(int proc, void **mask)
+    __attribute__((alias("kmp_get_affinity_mask_proc")));
+
+/* The threads the runtime knows: the pool's. */
+BP_API int kmp_get_num_known_threads(void) { return bp_pool_threads(); }

@@ -294,6 +294,44 @@ BP_API void __kmpc_dispatch_deinit(ident_t *loc, int32_t gtid)
     (void)gtid;
 }
 
+/* Sections by dispatch (the Intel compilers'): each thread calls init,
+ * then, when init answered 1, next with the number of sections until it
+ * returns that number, then end; init answers 0 in a team of one, whose
+ * thread runs every section itself (libomp's next fails there; this one
+ * hands out the sections all the same). The sections are a dynamic loop
+ * of chunk 1 over 0..n-1, started at a thread's first next, the first
+ * call that knows n. */
+static _Thread_local int sections_open; /* init called, the loop not begun */
+
+BP_API int32_t __kmpc_sections_init(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    sections_open = 1;
+    return bp_self()->team_size > 1;
+}
+
+BP_API int32_t __kmpc_next_section(ident_t *loc, int32_t gtid, int32_t sections)
+{
+    if (sections_open) {
+        sections_open = 0;
+        if (sections <= 0)
+            return sections;
+        __kmpc_dispatch_init_4(loc, gtid, BP_SCH_DYNAMIC_CHUNKED, 0, sections - 1, 1, 1);
+    }
+    int32_t last, lo, hi, stride;
+    if (sections <= 0 || !__kmpc_dispatch_next_4(loc, gtid, &last, &lo, &hi, &stride))
+        return sections;
+    return lo;
+}
+
+BP_API void __kmpc_end_sections(ident_t *loc, int32_t gtid)
+{
+    (void)loc;
+    (void)gtid;
+    sections_open = 0;
+}
+
 BP_API void __kmpc_ordered(ident_t *loc, int32_t gtid)
 {
     (void)loc;

@@ -629,3 +629,42 @@ BP_API void *__kmpc_task_get_successors(kmp_task_t *task)
 {
     return bp_task_successors(bp_task_of_payload(task));
 }
+
+/* The affinity clause's hint (`task affinity(...)`): a task runs where a
+ * thread is free, so the hint is taken and not used; libomp does the same. */
+BP_API int32_t __kmpc_omp_reg_task_with_affinity(ident_t *loc, int32_t gtid, kmp_task_t *new_task,
+                                                 int32_t naffins, void *affin_list)
+{
+    (void)loc;
+    (void)gtid;
+    (void)new_task;
+    (void)naffins;
+    (void)affin_list;
+    return 0;
+}
+
+/* The old name of a task's submission. */
+BP_API int32_t __kmpc_omp_task_parts(ident_t *loc, int32_t gtid, kmp_task_t *new_task)
+{
+    return __kmpc_omp_task(loc, gtid, new_task);
+}
+
+/* Whether the calling thread's team can run tasks on other threads. */
+BP_API int32_t __kmpc_omp_has_task_team(int32_t gtid)
+{
+    (void)gtid;
+    return bp_self()->team_size > 1;
+}
+
+/* A number for the task running now and for its parent (0: none), unique
+ * among the tasks alive: the task's address, as a tool may compare them. */
+BP_API uint64_t __kmpc_get_taskid(void)
+{
+    return (uint64_t)(uintptr_t)bp_task_current(bp_self());
+}
+
+BP_API uint64_t __kmpc_get_parent_taskid(void)
+{
+    struct bp_task *task = bp_task_current(bp_self());
+    return task != NULL ? (uint64_t)(uintptr_t)task->parent : 0;
+}

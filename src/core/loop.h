@@ -147,10 +147,12 @@ BP_STATIC_INIT_DECL(4u, uint32_t, int32_t)
 BP_STATIC_INIT_DECL(8, int64_t, int64_t)
 BP_STATIC_INIT_DECL(8u, uint64_t, int64_t)
 
-/* libomp schedule numbers (kmp.h's enum sched_type) that static init takes. */
+/* libomp schedule numbers (kmp.h's enum sched_type) that static init takes,
+ * and dispatch's dynamic one. */
 enum {
     BP_SCH_STATIC_CHUNKED = 33,
     BP_SCH_STATIC = 34,
+    BP_SCH_DYNAMIC_CHUNKED = 35,         /* the sections of __kmpc_next_section */
     BP_SCH_ORD_STATIC_CHUNKED = 65,
     BP_SCH_STATIC_BALANCED_CHUNKED = 45, /* schedule(simd: static) */
     BP_SCH_ORD_STATIC = 66,

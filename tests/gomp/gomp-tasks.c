@@ -386,9 +386,26 @@ static void serial(void)
     EXPECT_EQ(x, 2, "a task in a team of one, after the region");
 }
 
+/* The affinity clause (OpenMP 5.0) is a hint: the tasks still each run
+ * once (clang calls __kmpc_omp_reg_task_with_affinity; gcc drops it). */
+static void affinity(void)
+{
+    clear_hits();
+    int near[MANY];
+    PRAGMA(omp parallel)
+    PRAGMA(omp single)
+    for (int i = 0; i < MANY; i++) {
+        PRAGMA(omp task firstprivate(i) affinity(near[i]))
+        hit(i);
+    }
+    expect_each_once(MANY, "tasks with an affinity clause");
+    (void)near;
+}
+
 int main(void)
 {
     check_team_size("gomp-tasks");
+    affinity();
     for (int round = 0; round < 3; round++) {
         single_producer();
         master_producer();
