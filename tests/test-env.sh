@@ -142,7 +142,13 @@ if [ "$cpus" -ge 2 ]; then
     places_is 'KMP_AFFINITY=granularity=fine,explicit,proclist=[1,0]' "places=2: {1} {0}$"
     places_is KMP_AFFINITY=explicit,proclist=[0-1] "places=2: {0} {1}$"
     places_is KMP_AFFINITY=scatter OMP_PLACES={1} "bind=1 places=1: {1}$"
+    # the exclusion operator before a place: the places equal to it go
+    places_is 'OMP_PLACES={0},{1},!{1}' "places=1: {0}$"
+    places_is 'OMP_PLACES={0}:2,!{0}' "places=1: {1}$"
+    places_is 'OMP_PLACES={0,1},!{1}' "places=1: {0,1}$"
 fi
+# nothing left, or no place after the operator
+for v in '!' '!{0}' '{0},!' '{0},!x' '{0},!{0}'; do expect_warn OMP_PLACES "$v"; done
 expect_quiet OMP_DISPLAY_ENV true "OMP_ALLOCATOR = 'omp_default_mem_alloc'"
 expect_quiet OMP_DISPLAY_ENV true "OMP_AFFINITY_FORMAT = 'level %L thread %i affinity %A'"
 # OMP_ALLOCATOR: an allocator's name, or a memory space's (its allocator)

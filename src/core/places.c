@@ -4,9 +4,10 @@
  * A place is a set of CPUs. OMP_PLACES is an abstract name (threads, cores,
  * ll_caches, numa_domains, sockets, each with an optional "(count)") read
  * against the machine's topology in sysfs, or an explicit list:
- *   places: interval [, interval]...     interval: place [: count [: stride]]
+ *   places: interval [, interval]...     interval: [!]place [: count [: stride]]
  *   place:  { res [, res]... }           res: [!]cpu [: count [: stride]]
- * ("{0:4}:2:4" is {0,1,2,3},{4,5,6,7}; "!" removes a CPU from its place).
+ * ("{0:4}:2:4" is {0,1,2,3},{4,5,6,7}; "!" removes a CPU from its place,
+ * and before a place the places listed so far equal to it).
  * Every place keeps only the CPUs the process may run on, and a place left
  * empty is dropped, as libgomp does. Without OMP_PLACES there is one place
  * per allowed CPU, in the pool's placement order (topology.c: a thread per
@@ -161,6 +162,20 @@ static int add_place(const cpu_set_t *set, const cpu_set_t *allowed)
     return 1;
 }
 
+/* The exclusion operator before a place (`!{2,3}`, or an interval of
+ * them): the places listed so far that equal it, as this process may use
+ * them, go. */
+static void remove_place(const cpu_set_t *set, const cpu_set_t *allowed)
+{
+    cpu_set_t s;
+    CPU_AND(&s, set, allowed);
+    int k = 0;
+    for (int p = 0; p < nplaces; p++)
+        if (!CPU_EQUAL(&places[p], &s))
+            places[k++] = places[p];
+    nplaces = k;
+}
+
 /* The whole list; 0 on a syntax error. */
 static int parse_list(const char *s, const cpu_set_t *allowed)
 {
@@ -168,6 +183,7 @@ static int parse_list(const char *s, const cpu_set_t *allowed)
     do {
         cpu_set_t set;
         long count, stride;
+        int exclude = eat(&c, '!');
         if (!parse_place(&c, &set) || !repeat(&c, &count, &stride, BP_MAX_PLACES))
             return 0;
         for (long k = 0; k < count; k++) {
@@ -180,7 +196,9 @@ static int parse_list(const char *s, const cpu_set_t *allowed)
                         return 0;
                     CPU_SET((int)x, &moved);
                 }
-            if (!add_place(&moved, allowed))
+            if (exclude)
+                remove_place(&moved, allowed);
+            else if (!add_place(&moved, allowed))
                 return 0;
         }
     } while (eat(&c, ','));
