@@ -187,14 +187,14 @@ static inline void swap_bits(void *p, const void *desired, void *old, size_t n)
             if (cas_bits(lhs, &a, &n, sizeof(T)))                              \
                 break;                                                         \
         }                                                                      \
-    } else {                                                                   \
+    } else { /* memcpy: the object may be misaligned */                      \
         atomic_lock();                                                         \
-        a = *(lhs);                                                            \
+        memcpy(&a, lhs, sizeof(T));                                            \
         n = (T)(EXPR);                                                         \
         if (SKIP)                                                              \
             n = a;                                                             \
         else                                                                   \
-            *(lhs) = n;                                                        \
+            memcpy(lhs, &n, sizeof(T));                                        \
         atomic_unlock();                                                       \
     }
 
@@ -236,21 +236,20 @@ static inline void swap_bits(void *p, const void *desired, void *old, size_t n)
             load_bits(loc, &v, sizeof(T), __ATOMIC_SEQ_CST);                   \
         } else {                                                               \
             atomic_lock();                                                     \
-            v = *loc;                                                          \
+            memcpy(&v, loc, sizeof(T));                                        \
             atomic_unlock();                                                   \
         }                                                                      \
         return v;                                                              \
     }
 
-/* Write and swap: *lhs becomes b, *old (if not NULL) the old value. */
+/* Write and swap: *lhs becomes b, *old the old value. */
 #define EXCHANGE(T, lhs, b, old)                                               \
     if (lock_free(lhs, sizeof(T))) {                                           \
         swap_bits(lhs, &(b), old, sizeof(T));                                  \
     } else {                                                                   \
         atomic_lock();                                                         \
-        if ((old) != NULL)                                                     \
-            *(T *)(old) = *(lhs);                                              \
-        *(lhs) = b;                                                            \
+        memcpy((old), lhs, sizeof(T));                                         \
+        memcpy(lhs, &(b), sizeof(T));                                          \
         atomic_unlock();                                                       \
     }
 
@@ -259,7 +258,8 @@ static inline void swap_bits(void *p, const void *desired, void *old, size_t n)
     {                                                                          \
         (void)id;                                                              \
         (void)gtid;                                                            \
-        EXCHANGE(T, lhs, b, (T *)NULL)                                         \
+        T old; /* not wanted: a write is a swap whose old value goes */       \
+        EXCHANGE(T, lhs, b, &old)                                              \
     }
 
 #define BP_ATOMIC_SWP(tn, T)                                                   \
