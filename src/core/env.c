@@ -121,7 +121,17 @@ static void load_num_threads(void)
     bp_config.icv.nthreads = list[0];
 }
 
-/* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
+/* Which of the count words the n bytes at p are, compared by cmp (strncmp,
+ * or strncasecmp for case aside): its index, or -1. */
+static int word_index(const char *p, size_t n, const char *const *words, int count,
+                      int (*cmp)(const char *, const char *, size_t))
+{
+    for (int i = 0; i < count; i++)
+        if (strlen(words[i]) == n && cmp(p, words[i], n) == 0)
+            return i;
+    return -1;
+}
+
 /* An environment variable that names one of n words, case aside, spaces
  * around allowed: its index, -1 when unset, -2 when it names none. */
 static int load_word(const char *name, const char *const *words, int n)
@@ -134,11 +144,11 @@ static int load_word(const char *name, const char *const *words, int n)
     size_t len = strlen(s);
     while (len > 0 && isspace((unsigned char)s[len - 1]))
         len--;
-    for (int i = 0; i < n; i++)
-        if (strlen(words[i]) == len && strncasecmp(s, words[i], len) == 0)
-            return i;
-    return -2;
+    int i = word_index(s, len, words, n, strncasecmp);
+    return i >= 0 ? i : -2;
 }
+
+/* A boolean OMP_* variable (true or false, any case); 1, 0, or -1 unset. */
 
 static int load_bool(const char *name)
 {
@@ -376,25 +386,14 @@ static const char *load_path(const char *name, char *buf, size_t size, const cha
 /* One OMP_PROC_BIND entry as an omp_proc_bind_t value. */
 static int bind_entry(const char *p, size_t n, int *v)
 {
-    static const struct {
-        const char *name;
-        int value;
-    } binding[] = {{"false", 0}, {"true", 1},    {"close", 3},
-                   {"spread", 4}, {"master", 2}, {"primary", 2}};
-    for (size_t i = 0; i < sizeof binding / sizeof binding[0]; i++)
-        if (n == strlen(binding[i].name) && strncasecmp(p, binding[i].name, n) == 0) {
-            *v = binding[i].value;
-            return 1;
-        }
-    return 0;
+    static const char *const names[] = {"false", "true", "close", "spread", "master", "primary"};
+    static const int values[] = {0, 1, 3, 4, 2, 2};
+    int i = word_index(p, n, names, 6, strncasecmp);
+    if (i >= 0)
+        *v = values[i];
+    return i >= 0;
 }
 
-/* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
- * policy also binds the first application thread to place 0. A list gives
- * each nesting level its bind-var, as OMP_NUM_THREADS does its nthreads-var
- * (false, alone or in a list, binds nothing). Unset: workers are
- * pinned, callers are not, unless OMP_PLACES is set (libgomp binds then
- * too). Values are omp_proc_bind_t's. */
 /* libomp's KMP_AFFINITY, read when neither OMP_PLACES nor OMP_PROC_BIND
  * is set, as the same settings: granularity=fine|thread|core|node|socket|
  * package gives the places (threads, cores, numa_domains, sockets; core by
@@ -424,31 +423,25 @@ static int load_kmp_affinity(char *places, size_t size, int *bind)
             list_len = (size_t)(end - list);
             n = (size_t)(end + 1 - p);
         } else if (n > 12 && strncmp(p, "granularity=", 12) == 0) {
-            static const char *const g[][2] = {{"fine", "threads"}, {"thread", "threads"},
-                                               {"core", "cores"},   {"node", "numa_domains"},
-                                               {"socket", "sockets"}, {"package", "sockets"}};
-            gran = NULL;
-            for (size_t k = 0; k < sizeof g / sizeof g[0]; k++)
-                if (n - 12 == strlen(g[k][0]) && strncmp(p + 12, g[k][0], n - 12) == 0)
-                    gran = g[k][1];
-            if (gran == NULL)
+            static const char *const g[] = {"fine", "thread", "core", "node", "socket", "package"};
+            static const char *const as_places[] = {"threads", "threads", "cores",
+                                                    "numa_domains", "sockets", "sockets"};
+            int k = word_index(p + 12, n - 12, g, 6, strncmp);
+            if (k < 0)
                 goto bad;
+            gran = as_places[k];
         } else if (n > 0) {
             static const char *const t[] = {"disabled", "none", "compact", "scatter",
                                             "balanced", "explicit"};
             static const int as_bind[] = {0, 0, 3, 4, 4, 3};
-            int known = 0;
-            for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
-                if (n == strlen(t[k]) && strncmp(p, t[k], n) == 0) {
-                    type = as_bind[k];
-                    known = 1;
-                    if (k == 5)
-                        gran = NULL; /* explicit: the proclist's CPUs */
-                }
-            for (size_t k = 0; k < sizeof quiet / sizeof quiet[0]; k++)
-                known |= n == strlen(quiet[k]) && strncmp(p, quiet[k], n) == 0;
-            if (!known)
+            int k = word_index(p, n, t, 6, strncmp);
+            if (k >= 0) {
+                type = as_bind[k];
+                if (k == 5)
+                    gran = NULL; /* explicit: the proclist's CPUs */
+            } else if (word_index(p, n, quiet, 8, strncmp) < 0) {
                 goto bad;
+            }
         }
         p += n;
     }
@@ -491,6 +484,12 @@ bad:
     return 0;
 }
 
+/* OMP_PROC_BIND: false leaves every thread where the OS puts it; a binding
+ * policy also binds the first application thread to place 0. A list gives
+ * each nesting level its bind-var, as OMP_NUM_THREADS does its nthreads-var
+ * (false, alone or in a list, binds nothing). Unset: workers are
+ * pinned, callers are not, unless OMP_PLACES is set (libgomp binds then
+ * too). Values are omp_proc_bind_t's. */
 static void load_proc_bind(void)
 {
     static char places[4096];
@@ -575,10 +574,8 @@ static void load_schedule(void)
         }
     }
     size_t n = strcspn(p, ", \t");
-    int kind = 0;
-    for (int i = 0; i < 4; i++)
-        if (n == strlen(kinds[i]) && strncasecmp(p, kinds[i], n) == 0)
-            kind = BP_OMP_STATIC + i;
+    int i = word_index(p, n, kinds, 4, strncasecmp);
+    int kind = i >= 0 ? BP_OMP_STATIC + i : 0;
     p += n;
     while (isspace((unsigned char)*p))
         p++;
