@@ -59,6 +59,7 @@ struct bp_dep_node {
     /* first: libomp's kmp_base_depnode_t starts with its successors, which
      * a program reads through __kmpc_task_get_depnode (bp_task_depnode) */
     struct kmp_succ *kmp_succ;
+    struct kmp_succ *kmp_given; /* lists handed out before, kept: a caller may still read them */
     struct dep_list succ; /* under the parent's table lock */
     int done;
 };
@@ -323,13 +324,12 @@ void bp_task_deps_table_free(struct bp_task *task)
     task->dep_table = NULL;
 }
 
-static void kmp_succ_free(struct bp_dep_node *d)
+static void kmp_list_free(struct kmp_succ *e)
 {
-    for (struct kmp_succ *e = d->kmp_succ, *next; e != NULL; e = next) {
+    for (struct kmp_succ *next; e != NULL; e = next) {
         next = e->next;
         free(e);
     }
-    d->kmp_succ = NULL;
 }
 
 void *bp_task_depnode(struct bp_task *task) { return task->dep; }
@@ -343,7 +343,14 @@ void *bp_task_successors(struct bp_task *task)
     if (tab == NULL) /* the parent's children are all complete: none waits */
         return NULL;
     bp_lock(&tab->lock);
-    kmp_succ_free(d);
+    if (d->kmp_succ != NULL) { /* the last list handed out joins the kept ones */
+        struct kmp_succ *tail = d->kmp_succ;
+        while (tail->next != NULL)
+            tail = tail->next;
+        tail->next = d->kmp_given;
+        d->kmp_given = d->kmp_succ;
+        d->kmp_succ = NULL;
+    }
     for (int i = d->succ.n - 1; i >= 0; i--) { /* the list in the order made */
         struct kmp_succ *e = xrealloc(NULL, sizeof *e);
         e->node = d->succ.v[i]->dep;
@@ -357,7 +364,8 @@ void *bp_task_successors(struct bp_task *task)
 void bp_task_node_free(struct bp_task *task)
 {
     if (task->dep != NULL) {
-        kmp_succ_free(task->dep);
+        kmp_list_free(task->dep->kmp_succ);
+        kmp_list_free(task->dep->kmp_given);
         list_free(&task->dep->succ);
         free(task->dep);
         task->dep = NULL;
