@@ -51,8 +51,8 @@ static int team_request(unsigned num_threads)
     return num_threads > INT_MAX ? INT_MAX : (int)num_threads;
 }
 
-/* Fork r. flags carry proc_bind, which does not move the pool's pinned
- * threads. */
+/* Fork r. The regions' flags carry their proc_bind clause in the low three
+ * bits (bp_push_proc_bind before each fork). */
 static void fork_region(struct region *r, unsigned num_threads)
 {
     bp_fork(team_request(num_threads), run_region, r, sizeof *r, (const void *)r->fn);
@@ -61,7 +61,7 @@ static void fork_region(struct region *r, unsigned num_threads)
 BP_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                           unsigned flags)
 {
-    (void)flags;
+    bp_push_proc_bind((int)(flags & 7));
     BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data};
     fork_region(&r, num_threads);
@@ -96,7 +96,7 @@ static void run_reduction_region(int tid, void *ctx)
 BP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
                                          unsigned flags)
 {
-    (void)flags;
+    bp_push_proc_bind((int)(flags & 7));
     BP_HOOK_SITE(NULL);
     struct bp_thread *t = bp_self();
     int want = bp_region_size(t, team_request(num_threads));
@@ -113,7 +113,7 @@ BP_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 BP_API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
                                    unsigned count, unsigned flags)
 {
-    (void)flags;
+    bp_push_proc_bind((int)(flags & 7));
     BP_HOOK_SITE(NULL);
     struct region r = {.fn = fn, .data = data, .has_ws = 1};
     bp_gomp_sections_setup(count, &r.ws);
@@ -137,7 +137,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           unsigned num_threads, long start, long end,     \
                                           long incr, long chunk, unsigned flags)          \
     {                                                                                     \
-        (void)flags;                                                                      \
+        bp_push_proc_bind((int)(flags & 7));                                              \
         BP_HOOK_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, sched, chunk);                                                \
@@ -147,7 +147,7 @@ static void parallel_loop(const char *who, void (*fn)(void *), void *data,
                                           unsigned num_threads, long start, long end,     \
                                           long incr, unsigned flags)                      \
     {                                                                                     \
-        (void)flags;                                                                      \
+        bp_push_proc_bind((int)(flags & 7));                                              \
         BP_HOOK_SITE(NULL);                                                               \
         parallel_loop("GOMP_parallel_loop_" #name, fn, data, num_threads, start, end,     \
                       incr, SCHED_RUNTIME, 0);                                            \

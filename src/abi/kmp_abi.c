@@ -168,13 +168,16 @@ BP_API void __kmpc_push_num_threads_list_strict(ident_t *loc, int32_t gtid, uint
         push_strict(severity, message);
 }
 
-/* proc_bind(...): the pool's threads are pinned once, one per CPU; a
- * region's binding request does not move them. */
+/* proc_bind(...) of the next region: omp_proc_bind_t's numbers, except
+ * that clang emits 5 (LLVM's OMP_PROC_BIND_primary) for proc_bind(primary)
+ * and 2 for the older proc_bind(master). libomp reads 5 as its own
+ * proc_bind_intel (bind as KMP_AFFINITY says), so a primary team there is
+ * spread over the places; here it is primary, as the clause says. */
 BP_API void __kmpc_push_proc_bind(ident_t *loc, int32_t gtid, int proc_bind)
 {
     (void)loc;
     (void)gtid;
-    (void)proc_bind;
+    bp_push_proc_bind(proc_bind == 5 ? 2 : proc_bind);
 }
 
 BP_API void __kmpc_flush(ident_t *loc)

@@ -427,8 +427,7 @@ BP_API int omp_get_place_num(void)
 }
 
 /* The calling task's place partition: the whole list, divided among a
- * team's threads by proc_bind(spread) (the threads themselves stay bound
- * close to their forker's place). */
+ * team's threads by proc_bind(spread) (places.c, bp_place_assign). */
 BP_API int omp_get_partition_num_places(void)
 {
     if (listed() == 0)

@@ -367,18 +367,24 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     int copy = ctx_size > 0 && ctx_size <= BP_INLINE_CTX;
     int level = t->level + 1;
     const struct bp_icv *parent = bp_icv(t);
-    int policy = parent->proc_bind; /* the forking task's bind-var binds the region */
+    /* the forking task's bind-var binds the region, or the proc_bind
+     * clause's policy unless bind-var is false (OpenMP 5.2, 10.1.3) */
+    int policy = parent->proc_bind;
+    if (__builtin_expect(f->bind > 0, 0) && policy != 0)
+        policy = f->bind;
     struct bp_icv icv = child_icv(t, parent, level);
     /* the line the workers read at their start: written when it changes */
     if (!icv_same(&team->icv, &icv))
         team->icv = icv;
     if (team->group != f->group) /* under a thread limit */
         team->group = f->group;
-    if (team->policy != policy || team->part_first != t->part_first ||
+    if (team->policy != policy || team->place0 != t->place ||
+        team->part_first != t->part_first ||
         team->part_count != t->part_count || team->active_level != t->active_level + 1 ||
         team->up_level != t->act_level || team->up_tid != t->act_tid ||
         team->up_size != t->act_team || team->up_team != t->act_ptr) {
         team->policy = policy;
+        team->place0 = t->place;
         team->part_first = t->part_first;
         team->part_count = t->part_count;
         team->active_level = t->active_level + 1;
@@ -410,8 +416,8 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     bp_fork_children(own);
     save_team(t, &f->saved);
     begin_task(t, &icv, &f->implicit);
-    if (policy == 4)
-        bp_place_partition(policy, 0, team_size, &t->part_first, &t->part_count);
+    if (policy == 4) /* spread: thread 0 keeps its place, its partition narrows */
+        bp_place_assign(policy, t->place, 0, team_size, &t->part_first, &t->part_count);
     t->team_size = team_size;
     t->team_ptr = team;
     t->team_loops = team->loops;
@@ -479,6 +485,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
         team_size = requested_threads(t);
     int requested = team_size;
     t->pushed_threads = 0;
+    f->bind = t->pushed_bind;
+    t->pushed_bind = 0;
     team_size = team_size_for(t, team_size);
     f->outermost = t->level == 0;
     f->team_size = 1;
@@ -587,6 +595,11 @@ struct bp_serial {
     struct bp_serial *prev;
     struct bp_fork_frame frame;
 };
+
+void bp_push_proc_bind(int policy)
+{
+    bp_self()->pushed_bind = policy >= 1 && policy <= 4 ? policy : 0;
+}
 
 void bp_serial_begin(struct bp_thread *t, const void *fn)
 {

@@ -15,6 +15,7 @@ struct bp_fork_frame {
     struct bp_team *team;   /* its team, when it has more than one thread */
     int counted;            /* its threads are counted in the pool's busy threads */
     int outermost;          /* forked outside any region */
+    int bind;               /* its proc_bind clause (omp_proc_bind_t), 0 none */
     /* under a thread limit: the busy count of the contention group the
      * team's threads count in (NULL: no limit), and the threads this
      * region added to it that its end takes off (0 for the group's
@@ -62,6 +63,9 @@ void bp_fork_end(struct bp_fork_frame *f);
  * runs on its copy: one cache miss starts it. With ctx_size 0 every thread
  * gets the pointer ctx. */
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn);
+/* The proc_bind clause of the calling thread's next region (an
+ * omp_proc_bind_t: true, primary, close or spread; anything else none). */
+void bp_push_proc_bind(int policy);
 /* The team a region forked now by t asking for team_size threads (0: the
  * default) would get, unless the pool cannot start the workers. */
 int bp_region_size(struct bp_thread *t, int team_size);

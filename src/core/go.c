@@ -10,7 +10,11 @@
  * Fork: thread 0 writes the start block (what to run, the context, the
  * team) in its team (team->go0), copies it to each worker's slot, beside
  * that worker's go flag, and publishes the flags, then checks for sleepers
- * behind one fence.
+ * behind one fence. With a binding asked for (OMP_PROC_BIND, OMP_PLACES),
+ * the starter also writes each worker's place and place partition for the
+ * region's policy (places.c, bp_place_assign) into the worker's slot when
+ * they change, binding it there first (bp_pool_bind): without one, workers
+ * keep the places the pool gave them.
  * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
  * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
  * and worker i, woken, copies its own block to its children
@@ -59,8 +63,12 @@ void bp_fork_children(const struct bp_go *from)
         go->epoch_base = from->epoch_base;
         go->level = from->level;
         int part_first = team->part_first, part_count = team->part_count;
-        if (team->policy == 4) /* spread divides the partition */
-            bp_place_partition(team->policy, i, team_size, &part_first, &part_count);
+        if (bp_config.pin_caller) { /* a binding asked for: each region's own */
+            int place = bp_place_assign(team->policy, team->place0, i, team_size,
+                                        &part_first, &part_count);
+            if (slot->place != place) /* a system call only when it moves */
+                bp_pool_bind(slot, place);
+        }
         if (slot->part_first != part_first || slot->part_count != part_count) {
             slot->part_first = part_first;
             slot->part_count = part_count;

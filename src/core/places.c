@@ -357,15 +357,49 @@ int bp_place_of_cpu(int cpu)
     return -1;
 }
 
-void bp_place_partition(int policy, int tid, int nth, int *first, int *count)
+/* The spec's assignment (OpenMP 5.2, 10.1.3), in closed form so that each
+ * starter computes its own children's: the partition is c places from f,
+ * the forker sits at place `at` of it (its first when outside it, as an
+ * unbound forker is), r = at - f.
+ *   primary: every thread on `at`, the partition kept.
+ *   close (and true): T <= c, thread i on the i-th place after `at`; T > c,
+ *     runs of consecutive threads on the places from `at` on, T / c threads
+ *     each and one more on the first T % c of them (libomp's choice; libgomp
+ *     puts the last T % c threads one per place from `at` again, which
+ *     breaks the spec's consecutive numbers). The partition kept.
+ *   spread, T <= c: the partition cut into T runs of consecutive places,
+ *     the first c % T of them one place longer; the forker keeps its place
+ *     in the run holding it, thread i takes the first place of the i-th run
+ *     after that one, and each thread's partition is its run.
+ *   spread, T > c: placed as close, each thread's partition its place. */
+int bp_place_assign(int policy, int at, int tid, int nth, int *first, int *count)
 {
-    if (policy != 4 || nth <= 1) /* not spread: the forker's partition */
-        return;
-    /* c places over nth threads: c / nth each, give or take one, or one
-     * place each when there are more threads than places */
     int f = *first, c = *count > 0 ? *count : nplaces;
-    *first = f + (int)((int64_t)tid * c / nth);
-    *count = c >= nth ? (int)((int64_t)(tid + 1) * c / nth - (int64_t)tid * c / nth) : 1;
+    if (c <= 0 || nth <= 1)
+        return at;
+    int r = at >= f && at < f + c ? at - f : 0;
+    if (policy == 2) /* primary */
+        return f + r;
+    if (policy == 4 && nth <= c) {
+        int s = c / nth, longer = c % nth, edge = longer * (s + 1);
+        int run = r < edge ? r / (s + 1) : longer + (r - edge) / s;
+        int j = (run + tid) % nth;
+        int start = j < longer ? j * (s + 1) : edge + (j - longer) * s;
+        *first = f + start;
+        *count = j < longer ? s + 1 : s;
+        return tid == 0 ? f + r : f + start;
+    }
+    int step = tid; /* places after the forker's */
+    if (nth > c) {  /* the first nth % c places hold one thread more */
+        int s = nth / c, more = nth % c, edge = more * (s + 1);
+        step = tid < edge ? tid / (s + 1) : more + (tid - edge) / s;
+    }
+    int p = f + (r + step) % c;
+    if (policy == 4) { /* spread, more threads than places */
+        *first = p;
+        *count = 1;
+    }
+    return p;
 }
 
 /* The place list is there when threads are bound: OMP_PLACES, or the pool's

@@ -46,10 +46,11 @@ int bp_place_of_cpu(int cpu);
  * i-th nearest: the other first SMT threads of first's NUMA node, then of
  * the other nodes, then the siblings in the same order (i = 0: first). */
 int bp_place_near(int first, int i);
-/* Thread tid's place partition in a team of nth forked by a task whose
- * partition is *first, *count (0 places: the whole list), as
- * proc_bind(spread) divides it; other policies keep the forker's. */
-void bp_place_partition(int policy, int tid, int nth, int *first, int *count);
+/* Thread tid's place in a team of nth under bind policy `policy`
+ * (omp_proc_bind_t) forked by a thread on place `at` whose partition is
+ * *first, *count (0 places: the whole list); *first, *count become the
+ * thread's partition (spread divides it, the others keep it). */
+int bp_place_assign(int policy, int at, int tid, int nth, int *first, int *count);
 
 /* quota.c */
 

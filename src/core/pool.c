@@ -1,5 +1,6 @@
 /* pool.c: the thread pool's threads. They are started when a team needs
- * them and kept, worker i bound to the i-th place after its first caller's;
+ * them and kept, worker i bound to the i-th place after its first caller's
+ * (with a binding asked for, each region then places its team: go.c);
  * the caller of a region is its thread 0 (team.c carves teams out of the
  * workers, fork.c starts and joins them, barrier.c synchronises them).
  * The pool knows no teams: a worker waits for its start block and hands it
@@ -198,6 +199,15 @@ static void pool_grow(int want)
         atomic_store_explicit(&bp_pool.threads, i + 1, memory_order_relaxed);
     }
     pthread_attr_destroy(&attr);
+}
+
+int bp_pool_bind(struct bp_slot *slot, int place)
+{
+    const cpu_set_t *set = bp_place_set(place);
+    if (set == NULL || pthread_setaffinity_np(slot->thread, sizeof *set, set) != 0)
+        return 0;
+    slot->place = place; /* the worker reads it at its next start */
+    return 1;
 }
 
 int bp_workers_reserve(int n, int *ids)

@@ -20,7 +20,7 @@ struct bp_slot {
     alignas(BP_LINE) struct bp_go go;
     /* Read by the worker at each start, written by its starter only when
      * they change: its place partition (0 places: all) and the place it is
-     * bound to (-1 none; bp_pool_follow_caller moves it). */
+     * bound to (-1 none; bp_pool_bind moves it). */
     alignas(BP_LINE) int part_first, part_count;
     int place;
     alignas(BP_LINE) pthread_t thread;
@@ -91,6 +91,10 @@ void bp_pool_atfork_child(void);
  * memory back and unbind the caller bp_bind_caller bound. */
 void bp_pool_stop(void);
 void bp_pool_free(void);
+/* Bind the worker of slot to place (its starter's call, the worker idle
+ * or about to be started on a region): 1, or 0 when the system refused,
+ * the worker left where it was. */
+int bp_pool_bind(struct bp_slot *slot, int place);
 /* Reserve up to n workers for a team into ids (idle ones, lowest numbers
  * first, then new ones); how many it got, fewer when no more can start. */
 int bp_workers_reserve(int n, int *ids);

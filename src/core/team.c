@@ -532,10 +532,7 @@ void bp_team_follow_caller(struct bp_team *team)
         struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
         if (slot->place != p)
             continue;
-        /* the next go publishes slot->place to the worker */
-        if (pthread_setaffinity_np(slot->thread, sizeof(cpu_set_t),
-                                   bp_place_set(bp_pool.caller_place)) == 0)
-            slot->place = bp_pool.caller_place;
+        bp_pool_bind(slot, bp_pool.caller_place); /* the next go publishes the place */
         break;
     }
     bp_pool.caller_place = p;

@@ -90,9 +90,10 @@ struct bp_team {
      * values change: the workers' copies of the line stay valid from one
      * region to the next. */
     alignas(BP_LINE) int cap;  /* threads: thread 0 and cap - 1 reserved workers */
-    int nrounds;               /* barrier rounds of a team of cap */
     int level;                 /* the nesting level of the regions it runs */
-    int policy;                /* the bind policy of its regions */
+    int16_t nrounds;           /* barrier rounds of a team of cap */
+    int16_t policy;            /* the bind policy of its regions (omp_proc_bind_t) */
+    int place0;                /* thread 0's place (-1: not bound) */
     struct bp_member *members; /* cap of them, member i is thread i */
     struct bp_round *rounds;   /* thread i's round-k flag: rounds[i * nrounds + k] */
     struct bp_loops *loops;    /* the worksharing constructs' shared state (loop.c) */

@@ -74,6 +74,7 @@ struct bp_thread {
      * for its next region there (team.c) */
     struct bp_team *hot[BP_HOT_LEVELS];
     int pushed_threads;   /* __kmpc_push_num_threads for the next region; 0 none */
+    int pushed_bind;      /* its proc_bind clause (omp_proc_bind_t); 0 none */
     /* num_threads(list) and num_threads(strict: ...) for the next region
      * (kmp_abi.c): the nthreads-var of its implicit tasks (0: as usual),
      * and the severity (BP_STRICT_*; 0: not strict) and message of a
