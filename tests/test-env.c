@@ -20,6 +20,7 @@ void __kmpc_for_static_init_4(void *loc, int32_t gtid, int32_t sched, int32_t *l
                               int32_t chunk);
 int omp_get_max_threads(void);
 int omp_get_num_places(void);
+int omp_get_num_procs(void);
 int omp_get_proc_bind(void);
 int omp_get_place_num_procs(int place);
 void omp_get_place_proc_ids(int place, int *ids);
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "places") == 0) { /* bind-var and the place list */
         int n = omp_get_num_places();
-        printf("bind=%d places=%d:", (int)omp_get_proc_bind(), n);
+        printf("procs=%d bind=%d places=%d:", omp_get_num_procs(), (int)omp_get_proc_bind(), n);
         for (int p = 0; p < n; p++) {
             int ids[1024];
             if (omp_get_place_num_procs(p) > 1024)

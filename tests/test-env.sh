@@ -117,8 +117,10 @@ expect_quiet OMP_TARGET_OFFLOAD disabled "max_threads"
 expect_quiet OMP_DEFAULT_DEVICE 3 "max_threads"
 for v in bogus 'granularity=tile,compact' 'granularity=core' 'explicit,proclist=' \
     'explicit'; do expect_warn KMP_AFFINITY "$v"; done
-expect_warn KMP_HW_SUBSET 1s,1c,1t
-expect_warn KMP_PLACE_THREADS 1s
+# KMP_HW_SUBSET (libomp's): what is not understood, or asks for more than
+# the machine has, warns and keeps every CPU
+for v in xx 1c:intel_core 1L2 99999s 1c,1c 0t; do expect_warn KMP_HW_SUBSET "$v"; done
+expect_warn KMP_PLACE_THREADS 1q
 # KMP_AFFINITY (libomp's) as places and bind-var, unless OMP_* say otherwise
 # places_is ENV... PATTERN: the places mode prints PATTERN, with no warning
 places_is() {
@@ -138,6 +140,11 @@ places_is KMP_AFFINITY=verbose,granularity=thread,compact "bind=3 places=$cpus:"
 places_is KMP_AFFINITY=granularity=socket,compact "bind=3 places=[1-9]"
 places_is KMP_AFFINITY=explicit,proclist=[0] "bind=3 places=1: {0}$"
 places_is KMP_AFFINITY=disabled OMP_PROC_BIND=spread "bind=4"
+# one socket's first core's first thread: one CPU on any machine, under
+# either name, and the abstract places over it
+places_is KMP_HW_SUBSET=1s,1c,1t "procs=1 bind=3 places=1: {[0-9]*}$"
+places_is KMP_PLACE_THREADS=1s,1c,1t "procs=1 bind=3 places=1: {[0-9]*}$"
+places_is KMP_HW_SUBSET=1s,1c,1t OMP_PLACES=cores "procs=1 bind=1 places=1: {[0-9]*}$"
 if [ "$cpus" -ge 2 ]; then
     places_is 'KMP_AFFINITY=granularity=fine,explicit,proclist=[1,0]' "places=2: {1} {0}$"
     places_is KMP_AFFINITY=explicit,proclist=[0-1] "places=2: {0} {1}$"

@@ -4,7 +4,8 @@
  * two nodes with SMT, two packages with equal core ids, a subset of the
  * CPUs allowed, and no tree at all (CPU order); the places a team takes
  * from its thread 0's on (places.c's bp_place_near). Also the NUMA node
- * keys OMP_PLACES=numa_domains groups by. */
+ * keys OMP_PLACES=numa_domains groups by, and the CPUs KMP_HW_SUBSET keeps
+ * (bp_topo_subset). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,29 @@ static void expect(const char *what, unsigned allowed_mask, const int *want, int
     printf("ok: %s\n", what);
 }
 
+/* KMP_HW_SUBSET's spec over the allowed CPUs (a bit mask): the CPUs kept
+ * as a mask, or -1 when it does not apply (why must then be said). */
+static long subset(const char *spec, unsigned allowed_mask)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < NCPU; cpu++)
+        if (allowed_mask & (1u << cpu))
+            CPU_SET(cpu, &set);
+    char why[256] = "";
+    if (!bp_topo_subset(spec, &set, why, sizeof why)) {
+        CHECK(why[0] != '\0');
+        printf("ok: KMP_HW_SUBSET='%s' refused: %s\n", spec, why);
+        return -1;
+    }
+    long mask = 0;
+    for (int cpu = 0; cpu < NCPU; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            mask |= 1L << cpu;
+    CHECK_EQ(CPU_COUNT(&set), __builtin_popcountl((unsigned long)mask)); /* no CPU beyond */
+    return mask;
+}
+
 int main(void)
 {
     char dir[4096];
@@ -159,6 +183,31 @@ int main(void)
     }
     printf("ok: a team from CPU 6 stays on node 1's cores, then node 0's, then siblings\n");
     bp_places_free();
+
+    /* KMP_HW_SUBSET on the same machine: sockets (= nodes) 0-3 and 4-7,
+     * cores {0,1} {2,3} {4,5} {6,7} */
+    CHECK_EQ(subset("1s", all), 0x0f);
+    CHECK_EQ(subset("1s@1", all), 0xf0);
+    CHECK_EQ(subset("1n", all), 0xff);                 /* each socket's one node */
+    CHECK_EQ(subset("2n", all), -1);
+    CHECK_EQ(subset("1t", all), 0x55);                 /* a thread of each core */
+    CHECK_EQ(subset("1c,1t", all), 0x11);              /* of each socket's first core */
+    CHECK_EQ(subset("1s,1c@1,2t", all), 0x0c);
+    CHECK_EQ(subset("*s,1c", all), 0x33);
+    CHECK_EQ(subset("2s,2c,2t", all), 0xff);
+    CHECK_EQ(subset(" 1S , 1C ", all), 0x03);          /* case and spaces */
+    CHECK_EQ(subset("1t@1,1s", all), 0x0a);            /* any order, layers sorted */
+    CHECK_EQ(subset("1t", all & ~1u), 0x56);           /* CPU 1 is its core's first allowed */
+    CHECK_EQ(subset("3c", all), -1);                   /* more than a socket has */
+    CHECK_EQ(subset("1s@2", all), -1);
+    CHECK_EQ(subset("2t", 0x57), -1);                  /* core {6,7} has one allowed */
+    CHECK_EQ(subset("0c", all), -1);
+    CHECK_EQ(subset("1q", all), -1);
+    CHECK_EQ(subset("1c:intel_core", all), -1);        /* core attributes */
+    CHECK_EQ(subset("1L2", all), -1);                  /* cache layers */
+    CHECK_EQ(subset("1c,2c", all), -1);                /* a layer twice */
+    CHECK_EQ(subset("1c,", all), -1);                  /* an empty item */
+    printf("ok: KMP_HW_SUBSET keeps the units asked for in each unit above\n");
 
     /* two packages whose cores have the same ids: not siblings */
     struct cpu_spec pkgs[NCPU];

@@ -44,7 +44,7 @@ BP_API double omp_get_wtime(void) { return (double)bp_now_ns() * 1e-9; }
 BP_API int omp_get_num_procs(void)
 {
     bp_config_load();
-    if (bp_config.pin_caller)
+    if (bp_config.pin_caller || bp_config.hw_subset != NULL)
         return bp_pool_cpus();
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -496,11 +496,15 @@ static void load_proc_bind(void)
     bp_config.places = load_text("OMP_PLACES", "place list", places, sizeof places,
                                  "using one place per allowed CPU");
     const char *s = getenv("OMP_PROC_BIND");
-    static const char *const subsets[] = {"KMP_HW_SUBSET", "KMP_PLACE_THREADS"};
-    for (int i = 0; i < 2; i++)
-        if (getenv(subsets[i]) != NULL)
-            bp_warn("%s='%s' (libomp's) is not supported; ignoring it (OMP_PLACES chooses "
-                    "the CPUs)", subsets[i], getenv(subsets[i]));
+    /* libomp's subset of the machine (KMP_PLACE_THREADS its older name),
+     * applied to the allowed CPUs by places.c */
+    static char subset[256];
+    static const char *const subset_names[] = {"KMP_HW_SUBSET", "KMP_PLACE_THREADS"};
+    for (int i = 0; i < 2 && bp_config.hw_subset == NULL; i++) {
+        bp_config.hw_subset_name = subset_names[i];
+        bp_config.hw_subset = load_text(subset_names[i], "subset", subset, sizeof subset,
+                                        "using every allowed CPU");
+    }
     int kmp_bind;
     if (s == NULL && bp_config.places == NULL && getenv("OMP_PLACES") == NULL &&
         load_kmp_affinity(places, sizeof places, &kmp_bind)) {

@@ -82,6 +82,8 @@ struct bp_config {
     int bind_levels;       /* entries of the OMP_PROC_BIND list (0: unset) */
     int bind_list[BP_NTHREADS_LEVELS]; /* bind-var of level i's tasks */
     const char *places;    /* OMP_PLACES, or NULL (parsed by places.c) */
+    const char *hw_subset; /* KMP_HW_SUBSET, or NULL (topology.c), */
+    const char *hw_subset_name; /* or KMP_PLACE_THREADS, its older name */
     int oversubscribe;     /* BUDDY_THREAD_POOL_OVERSUBSCRIBE: the default team is the limit */
     int profile;           /* BUDDY_THREAD_POOL_PROFILE=1 */
     int profile_slots;     /* BUDDY_THREAD_POOL_PROFILE_SLOTS */

@@ -112,6 +112,17 @@ static void start(void)
         CPU_ZERO(&set);
         CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &set);
     }
+    if (bp_config.hw_subset != NULL) {
+        /* KMP_HW_SUBSET confines the runtime to its CPUs, the application
+         * thread too (as libomp's does), unless it is there already (or
+         * the value did not apply: then set is every allowed CPU) */
+        cpu_set_t now, both;
+        if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) == 0) {
+            CPU_AND(&both, &now, &set);
+            if (!CPU_EQUAL(&both, &now))
+                (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        }
+    }
     int places_failed = bp_places_init(&set);
     /* the limits cap each application thread's teams, not the pool */
     struct bp_pool_shape shape = {.ncpus = n, .max_threads = BP_MAX_THREADS,

@@ -74,6 +74,10 @@ int bp_allowed_cpus(cpu_set_t *set)
         if (cgroup_cpus(&wide) && CPU_COUNT(&wide) > CPU_COUNT(set))
             *set = wide;
     }
+    char why[256];
+    if (bp_config.hw_subset != NULL && !bp_topo_subset(bp_config.hw_subset, set, why, sizeof why))
+        bp_warn("%s='%s': %s; using every allowed CPU", bp_config.hw_subset_name,
+                bp_config.hw_subset, why);
     return CPU_COUNT(set);
 }
 

@@ -24,6 +24,15 @@ long bp_topo_group_key(const char *kind, int cpu);
  * node; their count, or -1 when out of memory. */
 int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, int max);
 
+/* KMP_HW_SUBSET's value applied to *set (libomp's syntax: comma-separated
+ * "[count|*]unit[@offset]", unit s/socket/package, n/numa, c/core,
+ * t/thread; in each unit of the layer above, keep `count` (all: `*` or
+ * none) of the next layer's units after the first `offset`; layers not
+ * named keep all): 1 with *set narrowed, or 0 with why (a phrase) when
+ * the value is not understood, asks for more than a unit has, or keeps
+ * no CPU. */
+int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size);
+
 /* places.c */
 
 /* The CPUs the process may run on into *set; their count, 0 if unknown. */

@@ -15,7 +15,12 @@
  * caller's on in this order). CPU numbering does not tell this by itself: Intel numbers a
  * core's siblings n and n + cores, AMD and most Arm parts n and n + 1, and
  * a two-node machine may interleave its nodes' CPUs. A machine that tells
- * nothing (no sysfs) keeps CPU order. */
+ * nothing (no sysfs) keeps CPU order.
+ *
+ * KMP_HW_SUBSET (libomp's) narrows the CPUs the pool uses before any of
+ * that: bp_topo_subset keeps, in every socket, NUMA node or core, the
+ * units of the next layer the value asks for (bp_topo_subset's comment). */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,4 +205,172 @@ int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, in
     free(r);
     free(core);
     return n;
+}
+
+/* ---- KMP_HW_SUBSET ------------------------------------------------------ */
+
+enum { LAYER_SOCKET, LAYER_NODE, LAYER_CORE, LAYER_THREAD, LAYERS };
+
+struct subset_cpu {
+    int cpu;
+    long key[LAYERS]; /* its socket, NUMA node, core, itself */
+};
+
+static int by_layers(const void *a, const void *b)
+{
+    const struct subset_cpu *x = a, *y = b;
+    for (int l = 0; l < LAYERS; l++)
+        if (x->key[l] != y->key[l])
+            return x->key[l] < y->key[l] ? -1 : 1;
+    return 0;
+}
+
+/* The layer a unit's name names, or -1. */
+static int layer_named(const char *name)
+{
+    static const char *const names[][4] = {{"s", "socket", "sockets", "package"},
+                                           {"n", "numa", "numa_domain", "numa_domains"},
+                                           {"c", "core", "cores", NULL},
+                                           {"t", "thread", "threads", NULL}};
+    for (int l = 0; l < LAYERS; l++)
+        for (int k = 0; k < 4; k++)
+            if (names[l][k] != NULL && strcmp(name, names[l][k]) == 0)
+                return l;
+    return -1;
+}
+
+/* One item "[count|*]unit[@offset]" into want/skip; 0 with why set. */
+static int subset_item(const char *p, size_t len, long want[LAYERS], long skip[LAYERS],
+                       char *why, size_t why_size)
+{
+    char item[64], name[32];
+    if (len == 0 || len >= sizeof item) {
+        snprintf(why, why_size, "an item is empty or too long");
+        return 0;
+    }
+    memcpy(item, p, len);
+    item[len] = '\0';
+    const char *q = item;
+    long count = -1; /* all */
+    if (*q == '*') {
+        q++;
+    } else if (isdigit((unsigned char)*q)) {
+        char *end;
+        count = strtol(q, &end, 10);
+        q = end;
+    }
+    size_t n = 0;
+    while (isalpha((unsigned char)*q) || *q == '_')
+        if (n + 1 < sizeof name)
+            name[n++] = (char)tolower((unsigned char)*q++);
+        else
+            q++;
+    name[n] = '\0';
+    int layer = layer_named(name);
+    long offset = 0;
+    if (*q == '@' && isdigit((unsigned char)q[1])) {
+        char *end;
+        offset = strtol(q + 1, &end, 10);
+        q = end;
+    }
+    if (layer < 0 || *q != '\0' || count == 0) {
+        snprintf(why, why_size,
+                 "'%s' is not [count|*]unit[@offset] with unit s, n, c or t (socket, NUMA "
+                 "node, core, thread; libomp's other units and core attributes are not "
+                 "supported)", item);
+        return 0;
+    }
+    if (want[layer] != 0) {
+        snprintf(why, why_size, "'%s' names a layer twice", item);
+        return 0;
+    }
+    want[layer] = count;
+    skip[layer] = offset;
+    return 1;
+}
+
+int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
+{
+    long want[LAYERS] = {0}, skip[LAYERS] = {0}; /* want 0: the layer not named */
+    for (const char *p = spec;; p++) { /* each item, then its comma */
+        while (isspace((unsigned char)*p))
+            p++;
+        size_t len = strcspn(p, ",");
+        size_t trim = len;
+        while (trim > 0 && isspace((unsigned char)p[trim - 1]))
+            trim--;
+        if (!subset_item(p, trim, want, skip, why, why_size))
+            return 0;
+        p += len;
+        if (*p != ',')
+            break;
+    }
+    struct subset_cpu *c = malloc(sizeof *c * CPU_SETSIZE);
+    if (c == NULL) {
+        snprintf(why, why_size, "out of memory");
+        return 0;
+    }
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, set))
+            continue;
+        long pkg = sysfs_number("/cpu/cpu%d/topology/physical_package_id", cpu);
+        c[n].cpu = cpu;
+        c[n].key[LAYER_SOCKET] = pkg >= 0 ? pkg : 0; /* untold: one socket */
+        c[n].key[LAYER_NODE] = bp_topo_group_key("numa_domains", cpu);
+        c[n].key[LAYER_CORE] = bp_topo_group_key("cores", cpu);
+        c[n].key[LAYER_THREAD] = cpu;
+        n++;
+    }
+    qsort(c, (size_t)n, sizeof *c, by_layers);
+    /* In key order a layer's units in one parent (the layers above) come
+     * one after the other: a unit's rank there counts the changes of its
+     * key since the parent's first CPU. Every rank must be inside what is
+     * asked, and every parent must hold what is asked. */
+    cpu_set_t kept;
+    CPU_ZERO(&kept);
+    static const char *const unit_names[LAYERS] = {"sockets", "NUMA nodes", "cores",
+                                                   "threads"};
+    static const char *const parent_names[LAYERS] = {"the machine", "a socket",
+                                                     "a NUMA node", "a core"};
+    long units = 0;
+    int ok = 1;
+    for (int l = 0; l < LAYERS && ok; l++) {
+        if (want[l] == 0)
+            continue;
+        for (int i = 0; i <= n && ok; i++) {
+            int new_parent = i == n || i == 0;
+            for (int h = 0; h < l && !new_parent; h++)
+                new_parent = c[i].key[h] != c[i - 1].key[h];
+            if (new_parent) {
+                if (i > 0 && (units <= skip[l] || (want[l] > 0 && units < skip[l] + want[l]))) {
+                    char count[32] = "the";
+                    if (want[l] > 0)
+                        snprintf(count, sizeof count, "%ld", want[l]);
+                    snprintf(why, why_size, "it asks for %s %s after the first %ld, but %s has %ld",
+                             count, unit_names[l], skip[l], parent_names[l], units);
+                    ok = 0;
+                }
+                units = 0;
+            }
+            if (i == n)
+                break;
+            if (new_parent || c[i].key[l] != c[i - 1].key[l])
+                units++;
+            long rank = units - 1; /* of the CPU's unit in its parent */
+            if (c[i].cpu >= 0 && (rank < skip[l] || (want[l] > 0 && rank >= skip[l] + want[l])))
+                c[i].cpu = -1 - c[i].cpu; /* dropped */
+        }
+    }
+    for (int i = 0; i < n && ok; i++)
+        if (c[i].cpu >= 0)
+            CPU_SET(c[i].cpu, &kept);
+    free(c);
+    if (ok && CPU_COUNT(&kept) == 0) {
+        snprintf(why, why_size, "it keeps no CPU the process may run on");
+        ok = 0;
+    }
+    if (ok)
+        *set = kept;
+    return ok;
 }
