@@ -875,5 +875,14 @@ BP_API int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr
                                     size_t size, size_t device_offset, int device_num);
 BP_API int omp_target_disassociate_ptr(const void *ptr, int device_num);
 BP_API void *omp_target_memset(void *ptr, int value, size_t count, int device_num);
+/* the interop routines (omp_interop_t is a pointer, its property and
+ * return code enumerations ints) */
+BP_API int omp_get_num_interop_properties(const void *interop);
+BP_API intptr_t omp_get_interop_int(const void *interop, int property, int *ret_code);
+BP_API void *omp_get_interop_ptr(const void *interop, int property, int *ret_code);
+BP_API const char *omp_get_interop_str(const void *interop, int property, int *ret_code);
+BP_API const char *omp_get_interop_name(const void *interop, int property);
+BP_API const char *omp_get_interop_type_desc(const void *interop, int property);
+BP_API const char *omp_get_interop_rc_desc(const void *interop, int ret_code);
 
 #endif

@@ -487,3 +487,84 @@ BP_API void *omp_target_memset(void *ptr, int value, size_t count, int device_nu
         memset(ptr, value, count);
     return ptr;
 }
+
+/* ---- interop objects (OpenMP 5.2, 18.12) --------------------------------- */
+
+/* With no device there is no foreign runtime to work with: no interop
+ * object is ever made (the interop construct needs a device), so the
+ * routines answer for omp_interop_none, the one object there is: no
+ * implementation-defined properties, every value empty (omp_irc_empty, or
+ * omp_irc_out_of_range for a property that does not exist), the names of
+ * the predefined properties, and a description of each return code.
+ * libomp without libomptarget returns 0 and NULL and leaves ret_code as
+ * it was; these are the answers OpenMP gives. */
+enum { IPR_FIRST = -9, IRC_NO_VALUE = 1, IRC_EMPTY = -1, IRC_OUT_OF_RANGE = -2,
+       IRC_OTHER = -6 };
+
+static const char *const ipr_names[] = {"fr_id",      "fr_name", "vendor",
+                                        "vendor_name", "device_num", "platform",
+                                        "device",     "device_context", "targetsync"};
+
+BP_API int omp_get_num_interop_properties(const void *interop)
+{
+    (void)interop;
+    return 0;
+}
+
+/* What a value query answers: omp_interop_none holds no value. */
+static void interop_value(const void *interop, int property, int *ret_code)
+{
+    if (ret_code == NULL)
+        return;
+    if (property < IPR_FIRST || property >= 0)
+        *ret_code = IRC_OUT_OF_RANGE;
+    else
+        *ret_code = interop == NULL ? IRC_EMPTY : IRC_OTHER; /* none is made */
+}
+
+BP_API intptr_t omp_get_interop_int(const void *interop, int property, int *ret_code)
+{
+    interop_value(interop, property, ret_code);
+    return 0;
+}
+
+BP_API void *omp_get_interop_ptr(const void *interop, int property, int *ret_code)
+{
+    interop_value(interop, property, ret_code);
+    return NULL;
+}
+
+BP_API const char *omp_get_interop_str(const void *interop, int property, int *ret_code)
+{
+    interop_value(interop, property, ret_code);
+    return NULL;
+}
+
+BP_API const char *omp_get_interop_name(const void *interop, int property)
+{
+    (void)interop;
+    return property >= IPR_FIRST && property < 0 ? ipr_names[-1 - property] : NULL;
+}
+
+/* The type of a property's value: there is none without a foreign runtime. */
+BP_API const char *omp_get_interop_type_desc(const void *interop, int property)
+{
+    (void)interop, (void)property;
+    return NULL;
+}
+
+BP_API const char *omp_get_interop_rc_desc(const void *interop, int ret_code)
+{
+    static const char *const desc[] = {
+        "no value: the property has none (omp_irc_no_value)",
+        "success (omp_irc_success)",
+        "the interop object is omp_interop_none (omp_irc_empty)",
+        "no such property (omp_irc_out_of_range)",
+        "the property's value is not an integer (omp_irc_type_int)",
+        "the property's value is not a pointer (omp_irc_type_ptr)",
+        "the property's value is not a string (omp_irc_type_str)",
+        "another error (omp_irc_other)"};
+    (void)interop;
+    return ret_code <= IRC_NO_VALUE && ret_code >= IRC_OTHER ? desc[IRC_NO_VALUE - ret_code]
+                                                              : NULL;
+}
