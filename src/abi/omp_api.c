@@ -128,8 +128,8 @@ BP_API double omp_get_wtick(void)
 
 /* bind-var of the calling task: OMP_PROC_BIND's entry for its level; unset,
  * close (worker i sits on the i-th place from its forker's), true with
- * OMP_PLACES. The pool binds close, or every thread on the caller's place
- * under primary; spread is reported as asked, bound close. */
+ * OMP_PLACES. With a binding asked for, each region's threads are placed
+ * by its policy (go.c, places.c's bp_place_assign). */
 BP_API omp_proc_bind_t omp_get_proc_bind(void)
 {
     return (omp_proc_bind_t)bp_icv(bp_self())->proc_bind;

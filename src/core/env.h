@@ -25,8 +25,8 @@ struct bp_icv {
     int run_sched;         /* run-sched-var: BP_OMP_*, maybe | BP_OMP_MONOTONIC */
     int run_chunk;         /* its chunk (an int, as omp_set_schedule's); 0: the default */
     int16_t dynamic;       /* dyn-var: teams no larger than the allowed CPUs */
-    int16_t proc_bind;     /* bind-var: omp_proc_bind_t (reported; the pool binds close,
-                            * or all on the caller's place under primary) */
+    int16_t proc_bind;     /* bind-var: omp_proc_bind_t (a region's policy when a */
+                           /* binding is asked for, and no proc_bind clause) */
     int max_active_levels; /* max-active-levels-var */
     /* a host teams construct's (teams.c) */
     int team_num;          /* the task's team; 0 outside a teams construct */

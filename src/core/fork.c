@@ -368,9 +368,11 @@ static void team_enter(struct bp_thread *t, struct bp_fork_frame *f, bp_run_fn r
     int level = t->level + 1;
     const struct bp_icv *parent = bp_icv(t);
     /* the forking task's bind-var binds the region, or the proc_bind
-     * clause's policy unless bind-var is false (OpenMP 5.2, 10.1.3) */
+     * clause's policy unless bind-var is false (OpenMP 5.2, 10.1.3); with
+     * no binding asked for (the pool's own placement) the clause binds
+     * nothing, as in libgomp, which then has no places */
     int policy = parent->proc_bind;
-    if (__builtin_expect(f->bind > 0, 0) && policy != 0)
+    if (__builtin_expect(f->bind > 0, 0) && policy != 0 && bp_config.pin_caller)
         policy = f->bind;
     struct bp_icv icv = child_icv(t, parent, level);
     /* the line the workers read at their start: written when it changes */

@@ -172,6 +172,7 @@ static void pool_grow(int want)
         atomic_store_explicit(&slot->go_done, 0, memory_order_relaxed);
         slot->go_count = 0;
         slot->place = bp_config.pin ? worker_place(i) : -1;
+        slot->bind_failed = -1;
         if (bp_config.pin)
             pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), bp_place_set(slot->place));
         /* relaxed: kmp_set_stacksize may change it from any thread */
@@ -203,9 +204,14 @@ static void pool_grow(int want)
 
 int bp_pool_bind(struct bp_slot *slot, int place)
 {
+    if (slot->bind_failed == place)
+        return 0; /* not again at every region */
     const cpu_set_t *set = bp_place_set(place);
-    if (set == NULL || pthread_setaffinity_np(slot->thread, sizeof *set, set) != 0)
+    if (set == NULL || pthread_setaffinity_np(slot->thread, sizeof *set, set) != 0) {
+        slot->bind_failed = place;
         return 0;
+    }
+    slot->bind_failed = -1;
     slot->place = place; /* the worker reads it at its next start */
     return 1;
 }

@@ -23,6 +23,7 @@ struct bp_slot {
      * bound to (-1 none; bp_pool_bind moves it). */
     alignas(BP_LINE) int part_first, part_count;
     int place;
+    int bind_failed; /* the place bp_pool_bind last failed to bind it to; -1 none */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
     /* Written by the worker alone: */
@@ -93,7 +94,8 @@ void bp_pool_stop(void);
 void bp_pool_free(void);
 /* Bind the worker of slot to place (its starter's call, the worker idle
  * or about to be started on a region): 1, or 0 when the system refused,
- * the worker left where it was. */
+ * the worker left where it was (and not tried again for that place until
+ * another bind succeeds). */
 int bp_pool_bind(struct bp_slot *slot, int place);
 /* Reserve up to n workers for a team into ids (idle ones, lowest numbers
  * first, then new ones); how many it got, fewer when no more can start. */

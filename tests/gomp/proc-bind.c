@@ -17,7 +17,10 @@
  *   spread, T > P: placed as close, each partition the thread's place.
  * A region without the clause binds as bind-var says (OMP_PROC_BIND).
  * Under OMP_PROC_BIND=false every thread is unbound (place -1): the
- * clause binds nothing then.
+ * clause binds nothing then. With neither OMP_PROC_BIND nor OMP_PLACES
+ * set (the pool's own placement) the clause binds nothing either, as in
+ * libgomp: every thread's partition stays the whole list, and each runs
+ * on a CPU of the place it reports.
  * The stock runtimes miss some of these rules (libgomp 12 leaves a reused
  * thread where it was and splits T > P unevenly; libomp 22 binds primary
  * teams elsewhere), so this runs on buddypool alone. */
@@ -166,7 +169,9 @@ int main(void)
     int places = omp_get_num_places();
     const char *bind = getenv("OMP_PROC_BIND");
     int unbound = bind != NULL && strcmp(bind, "false") == 0;
-    printf("proc-bind: %d places%s\n", places, unbound ? ", OMP_PROC_BIND=false" : "");
+    int pool_placement = bind == NULL && getenv("OMP_PLACES") == NULL;
+    printf("proc-bind: %d places%s\n", places,
+           unbound ? ", OMP_PROC_BIND=false" : pool_placement ? ", the pool's placement" : "");
     struct seen s[MAX_T];
     char what[96];
     /* 0: no clause, bind-var's policy (true binds as close) */
@@ -216,10 +221,18 @@ int main(void)
                     EXPECT_EQ(s[i].place, -1, what);
                 continue;
             }
+            if (pool_placement) {
+                for (int i = 0; i < T; i++) {
+                    EXPECT_EQ(s[i].first, 0, what);
+                    EXPECT_EQ(s[i].count, places, what);
+                    EXPECT_EQ(s[i].on_place, 1, what);
+                }
+                continue;
+            }
             check_team(what, policy, &par, T, s);
         }
     }
-    if (unbound)
+    if (unbound || pool_placement)
         return check_summary("proc-bind");
 
     /* nested in a spread team: each outer thread forks from its own place
