@@ -207,6 +207,11 @@ int main(void)
     CHECK_EQ(subset("1L2", all), -1);                  /* cache layers */
     CHECK_EQ(subset("1c,2c", all), -1);                /* a layer twice */
     CHECK_EQ(subset("1c,", all), -1);                  /* an empty item */
+    CHECK_EQ(subset("1 s , 1 c", all), 0x03);          /* spaces anywhere, as libomp */
+    CHECK_EQ(subset("1s,2c", 0x3f), 0x0f);             /* socket 1's lone core is dropped */
+    CHECK_EQ(subset("2c", 0x3f), -1);                  /* ... but must hold 2 without 1s */
+    CHECK_EQ(subset("99999999999999999999c", all), -1);
+    CHECK_EQ(subset("1c@5000", all), -1);
     printf("ok: KMP_HW_SUBSET keeps the units asked for in each unit above\n");
 
     /* two packages whose cores have the same ids: not siblings */
@@ -224,6 +229,12 @@ int main(void)
     bp_topo_set_root(dir);
     expect("no topology: CPU order", all, (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, 8);
     CHECK_EQ(bp_topo_group_key("numa_domains", 3), 0);
+    /* KMP_HW_SUBSET with nothing told: one socket of one-CPU cores, in
+     * CPU order */
+    CHECK_EQ(subset("1c", all), 0x01);
+    CHECK_EQ(subset("2c@1", all), 0x06);
+    CHECK_EQ(subset("1s,1c,1t", all & ~1u), 0x02);
+    CHECK_EQ(subset("2t", all), -1);
     bp_topo_free();
     printf("test-topology: passed\n");
     return 0;

@@ -239,6 +239,16 @@ static int layer_named(const char *name)
     return -1;
 }
 
+/* A decimal number at *q, capped past CPU_SETSIZE (then refused). */
+static long subset_number(const char **q)
+{
+    long v = 0;
+    for (; isdigit((unsigned char)**q); (*q)++)
+        if (v <= CPU_SETSIZE)
+            v = v * 10 + (**q - '0');
+    return v;
+}
+
 /* One item "[count|*]unit[@offset]" into want/skip; 0 with why set. */
 static int subset_item(const char *p, size_t len, long want[LAYERS], long skip[LAYERS],
                        char *why, size_t why_size)
@@ -248,16 +258,17 @@ static int subset_item(const char *p, size_t len, long want[LAYERS], long skip[L
         snprintf(why, why_size, "an item is empty or too long");
         return 0;
     }
-    memcpy(item, p, len);
-    item[len] = '\0';
+    size_t k = 0; /* the item without its spaces, as libomp reads it */
+    for (size_t i = 0; i < len; i++)
+        if (!isspace((unsigned char)p[i]))
+            item[k++] = p[i];
+    item[k] = '\0';
     const char *q = item;
     long count = -1; /* all */
     if (*q == '*') {
         q++;
     } else if (isdigit((unsigned char)*q)) {
-        char *end;
-        count = strtol(q, &end, 10);
-        q = end;
+        count = subset_number(&q);
     }
     size_t n = 0;
     while (isalpha((unsigned char)*q) || *q == '_')
@@ -269,9 +280,13 @@ static int subset_item(const char *p, size_t len, long want[LAYERS], long skip[L
     int layer = layer_named(name);
     long offset = 0;
     if (*q == '@' && isdigit((unsigned char)q[1])) {
-        char *end;
-        offset = strtol(q + 1, &end, 10);
-        q = end;
+        q++;
+        offset = subset_number(&q);
+    }
+    if (count > CPU_SETSIZE || offset >= CPU_SETSIZE) {
+        snprintf(why, why_size, "'%s' asks for more than the %d CPUs there can be", item,
+                 CPU_SETSIZE);
+        return 0;
     }
     if (layer < 0 || *q != '\0' || count == 0) {
         snprintf(why, why_size,
@@ -318,7 +333,8 @@ int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
         c[n].cpu = cpu;
         c[n].key[LAYER_SOCKET] = pkg >= 0 ? pkg : 0; /* untold: one socket */
         c[n].key[LAYER_NODE] = bp_topo_group_key("numa_domains", cpu);
-        c[n].key[LAYER_CORE] = bp_topo_group_key("cores", cpu);
+        long core = bp_topo_group_key("cores", cpu); /* untold: -1 - cpu */
+        c[n].key[LAYER_CORE] = core >= 0 ? core : ((long)1 << 40) + cpu; /* in CPU order */
         c[n].key[LAYER_THREAD] = cpu;
         n++;
     }
@@ -326,24 +342,30 @@ int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
     /* In key order a layer's units in one parent (the layers above) come
      * one after the other: a unit's rank there counts the changes of its
      * key since the parent's first CPU. Every rank must be inside what is
-     * asked, and every parent must hold what is asked. */
+     * asked, and every parent must hold what is asked; the CPUs a layer
+     * above dropped are no parent's. */
     cpu_set_t kept;
     CPU_ZERO(&kept);
     static const char *const unit_names[LAYERS] = {"sockets", "NUMA nodes", "cores",
                                                    "threads"};
     static const char *const parent_names[LAYERS] = {"the machine", "a socket",
-                                                     "a NUMA node", "a core"};
-    long units = 0;
+                                                     "a NUMA node of a socket", "a core"};
     int ok = 1;
     for (int l = 0; l < LAYERS && ok; l++) {
         if (want[l] == 0)
             continue;
+        /* over the CPUs the layers above kept: prev is the last of them */
+        long units = 0;
+        int prev = -1;
         for (int i = 0; i <= n && ok; i++) {
-            int new_parent = i == n || i == 0;
+            if (i < n && c[i].cpu < 0)
+                continue;
+            int new_parent = i == n || prev < 0;
             for (int h = 0; h < l && !new_parent; h++)
-                new_parent = c[i].key[h] != c[i - 1].key[h];
+                new_parent = c[i].key[h] != c[prev].key[h];
             if (new_parent) {
-                if (i > 0 && (units <= skip[l] || (want[l] > 0 && units < skip[l] + want[l]))) {
+                if (prev >= 0 &&
+                    (units <= skip[l] || (want[l] > 0 && units < skip[l] + want[l]))) {
                     char count[32] = "the";
                     if (want[l] > 0)
                         snprintf(count, sizeof count, "%ld", want[l]);
@@ -355,10 +377,11 @@ int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
             }
             if (i == n)
                 break;
-            if (new_parent || c[i].key[l] != c[i - 1].key[l])
+            if (new_parent || c[i].key[l] != c[prev].key[l])
                 units++;
+            prev = i;
             long rank = units - 1; /* of the CPU's unit in its parent */
-            if (c[i].cpu >= 0 && (rank < skip[l] || (want[l] > 0 && rank >= skip[l] + want[l])))
+            if (rank < skip[l] || (want[l] > 0 && rank >= skip[l] + want[l]))
                 c[i].cpu = -1 - c[i].cpu; /* dropped */
         }
     }
