@@ -1,7 +1,8 @@
 /* proc-bind.c: where the proc_bind clause puts a team's threads, checked
  * against the rules of OpenMP 5.2 (10.1.3), not against one runtime's
- * numbers. For every policy and team size up to 7, outermost and nested in
- * a spread team, each thread records its place, its place partition and
+ * numbers. For every policy and team size up to 7 (outermost also 17, a
+ * team the pool starts as a tree), outermost and nested in a spread team,
+ * each thread records its place, its place partition and
  * the CPU it runs on; thread 0 then checks, for a team of T threads forked
  * by a thread on place f of a partition of P places:
  *   every thread runs on a CPU of its place, inside its partition;
@@ -31,7 +32,9 @@
 
 #include "gomp-check.h"
 
-enum { MAX_T = 7, MAX_PLACES = 64 };
+/* teams of 1..MAX_T, and outermost also of BIG_T, which the pool starts
+ * as a tree (a worker starts its children and computes their places) */
+enum { MAX_T = 7, BIG_T = 17, MAX_PLACES = 64 };
 /* omp_proc_bind_t, named alike in both compilers' omp.h */
 enum { PRIMARY = 2, CLOSE = 3, SPREAD = 4 };
 
@@ -172,14 +175,16 @@ int main(void)
     int pool_placement = bind == NULL && getenv("OMP_PLACES") == NULL;
     printf("proc-bind: %d places%s\n", places,
            unbound ? ", OMP_PROC_BIND=false" : pool_placement ? ", the pool's placement" : "");
-    struct seen s[MAX_T];
+    struct seen s[BIG_T];
     char what[96];
     /* 0: no clause, bind-var's policy (true binds as close) */
     int policies[] = {PRIMARY, CLOSE, SPREAD, 0};
     int var = omp_get_proc_bind() == omp_proc_bind_true ? CLOSE : (int)omp_get_proc_bind();
     for (int k = 0; k < 4; k++) {
         int policy = policies[k];
-        for (int T = 1; T <= MAX_T; T++) {
+        for (int T = 1; T <= MAX_T + 1; T++) {
+            if (T == MAX_T + 1)
+                T = BIG_T;
             memset(s, 0, sizeof s);
             struct parent par = me();
             int got = 0;
