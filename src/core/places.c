@@ -376,6 +376,21 @@ int bp_place_of_cpu(int cpu)
  *     in the run holding it, thread i takes the first place of the i-th run
  *     after that one, and each thread's partition is its run.
  *   spread, T > c: placed as close, each thread's partition its place. */
+/* n items cut into m runs of consecutive items, the first n % m of them one
+ * longer: the run item k is in, and (run_start) where run j starts. Places
+ * into runs for spread, threads into runs for more threads than places. */
+static int run_of(int k, int n, int m)
+{
+    int s = n / m, longer = n % m, edge = longer * (s + 1);
+    return k < edge ? k / (s + 1) : longer + (k - edge) / s;
+}
+
+static int run_start(int j, int n, int m)
+{
+    int s = n / m, longer = n % m;
+    return j < longer ? j * (s + 1) : longer * (s + 1) + (j - longer) * s;
+}
+
 int bp_place_assign(int policy, int at, int tid, int nth, int *first, int *count)
 {
     int f = *first, c = *count > 0 ? *count : nplaces;
@@ -385,19 +400,15 @@ int bp_place_assign(int policy, int at, int tid, int nth, int *first, int *count
     if (policy == 2) /* primary */
         return f + r;
     if (policy == 4 && nth <= c) {
-        int s = c / nth, longer = c % nth, edge = longer * (s + 1);
-        int run = r < edge ? r / (s + 1) : longer + (r - edge) / s;
-        int j = (run + tid) % nth;
-        int start = j < longer ? j * (s + 1) : edge + (j - longer) * s;
+        int j = (run_of(r, c, nth) + tid) % nth; /* the runs after the forker's */
+        int start = run_start(j, c, nth);
         *first = f + start;
-        *count = j < longer ? s + 1 : s;
+        *count = run_start(j + 1, c, nth) - start;
         return tid == 0 ? f + r : f + start;
     }
-    int step = tid; /* places after the forker's */
-    if (nth > c) {  /* the first nth % c places hold one thread more */
-        int s = nth / c, more = nth % c, edge = more * (s + 1);
-        step = tid < edge ? tid / (s + 1) : more + (tid - edge) / s;
-    }
+    /* places after the forker's: one a thread, or with more threads than
+     * places a run of threads a place */
+    int step = nth > c ? run_of(tid, nth, c) : tid;
     int p = f + (r + step) % c;
     if (policy == 4) { /* spread, more threads than places */
         *first = p;

@@ -27,9 +27,9 @@ int bp_topo_order(const cpu_set_t *allowed, int *cpus, long *smt, long *node, in
 /* KMP_HW_SUBSET's value applied to *set (libomp's syntax: comma-separated
  * "[count|*]unit[@offset]", spaces anywhere, unit s/socket/package,
  * n/numa, c/core, t/thread; not its older "x" separators and "o" offsets,
- * nor its other units and core attributes; in each unit of the layer above, keep `count` (all: `*` or
- * none) of the next layer's units after the first `offset`; layers not
- * named keep all): 1 with *set narrowed, or 0 with why (a phrase) when
+ * nor its other units and core attributes; in each unit of the layer
+ * above, keep `count` (all: `*` or none) of the next layer's units after
+ * the first `offset`; layers not named keep all): 1 with *set narrowed, or 0 with why (a phrase) when
  * the value is not understood, asks for more than a unit has, or keeps
  * no CPU. */
 int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size);
