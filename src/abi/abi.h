@@ -351,6 +351,8 @@ BP_API void __kmpc_error(ident_t *loc, int32_t severity, const char *message);
 BP_API int32_t __kmpc_cancel(ident_t *loc, int32_t gtid, int32_t kind);
 BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind);
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid);
+BP_API int kmp_get_cancellation_status(int kind);
+BP_API int kmp_get_cancellation_status_(int kind);
 
 BP_API void *__kmpc_copyprivate_light(ident_t *loc, int32_t gtid, void *cpy_data);
 BP_API int32_t __kmpc_barrier_master(ident_t *loc, int32_t gtid);
@@ -541,6 +543,7 @@ BP_API int kmp_unset_affinity_mask_proc(int proc, void **mask);
 BP_API int kmp_get_affinity_mask_proc(int proc, void **mask);
 BP_API int kmp_set_affinity(void **mask);
 BP_API int kmp_get_affinity(void **mask);
+BP_API int kmp_set_thread_affinity_mask_initial(void);
 
 
 
@@ -884,5 +887,13 @@ BP_API const char *omp_get_interop_str(const void *interop, int property, int *r
 BP_API const char *omp_get_interop_name(const void *interop, int property);
 BP_API const char *omp_get_interop_type_desc(const void *interop, int property);
 BP_API const char *omp_get_interop_rc_desc(const void *interop, int ret_code);
+/* their Fortran names, arguments by value as libomp's */
+BP_API int omp_get_num_interop_properties_(const void *interop);
+BP_API intptr_t omp_get_interop_int_(const void *interop, int property, int *ret_code);
+BP_API void *omp_get_interop_ptr_(const void *interop, int property, int *ret_code);
+BP_API const char *omp_get_interop_str_(const void *interop, int property, int *ret_code);
+BP_API const char *omp_get_interop_name_(const void *interop, int property);
+BP_API const char *omp_get_interop_type_desc_(const void *interop, int property);
+BP_API const char *omp_get_interop_rc_desc_(const void *interop, int ret_code);
 
 #endif

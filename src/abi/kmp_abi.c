@@ -588,6 +588,22 @@ BP_API int32_t __kmpc_cancellationpoint(ident_t *loc, int32_t gtid, int32_t kind
     return got;
 }
 
+/* libomp's kmp_get_cancellation_status(kind): is cancellation of the
+ * kind (libomp's numbers, as __kmpc_cancel's) active for the calling
+ * thread? 0 under cancel-var false and for a kind it does not know, as
+ * libomp answers. A loop and sections both ask about the innermost
+ * worksharing construct. Its Fortran name takes the kind by value too, as
+ * libomp's does. */
+BP_API int kmp_get_cancellation_status(int kind)
+{
+    if (!bp_config.cancellation || kind < KMP_CANCEL_PARALLEL || kind > KMP_CANCEL_TASKGROUP)
+        return 0;
+    return bp_cancelled(bp_self(), kmp_kind(kind, "kmp_get_cancellation_status"));
+}
+
+BP_API int kmp_get_cancellation_status_(int kind)
+    __attribute__((alias("kmp_get_cancellation_status")));
+
 BP_API int32_t __kmpc_cancel_barrier(ident_t *loc, int32_t gtid)
 {
     (void)gtid;

@@ -170,6 +170,20 @@ BP_API int kmp_get_affinity(void **mask)
     return pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), *mask) == 0 ? 0 : -1;
 }
 
+/* The calling thread back on every CPU the process could run on when the
+ * runtime started (libomp's initial mask; TBB calls it to undo a binding
+ * before it reads the process's CPUs): 0, or -1 when the system refuses.
+ * The thread is then bound to no place (omp_get_place_num -1) until a
+ * region binds it again, as in libomp. */
+BP_API int kmp_set_thread_affinity_mask_initial(void)
+{
+    const cpu_set_t *set = bp_pool_initial_cpus();
+    if (pthread_setaffinity_np(pthread_self(), sizeof *set, set) != 0)
+        return -1;
+    bp_self()->place = -1;
+    return 0;
+}
+
 /* libomp's kmpc_* names of the same routines. */
 BP_API void kmpc_set_stacksize(int size) __attribute__((alias("kmp_set_stacksize")));
 BP_API void kmpc_set_stacksize_s(size_t size) __attribute__((alias("kmp_set_stacksize_s")));

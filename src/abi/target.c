@@ -568,3 +568,20 @@ BP_API const char *omp_get_interop_rc_desc(const void *interop, int ret_code)
     return ret_code <= IRC_NO_VALUE && ret_code >= IRC_OTHER ? desc[IRC_NO_VALUE - ret_code]
                                                               : NULL;
 }
+
+/* libomp's Fortran names of the interop routines take their arguments by
+ * value, as the C ones (its omp_lib binds them with bind(c) and value). */
+BP_API int omp_get_num_interop_properties_(const void *interop)
+    __attribute__((alias("omp_get_num_interop_properties")));
+BP_API intptr_t omp_get_interop_int_(const void *interop, int property, int *ret_code)
+    __attribute__((alias("omp_get_interop_int")));
+BP_API void *omp_get_interop_ptr_(const void *interop, int property, int *ret_code)
+    __attribute__((alias("omp_get_interop_ptr")));
+BP_API const char *omp_get_interop_str_(const void *interop, int property, int *ret_code)
+    __attribute__((alias("omp_get_interop_str")));
+BP_API const char *omp_get_interop_name_(const void *interop, int property)
+    __attribute__((alias("omp_get_interop_name")));
+BP_API const char *omp_get_interop_type_desc_(const void *interop, int property)
+    __attribute__((alias("omp_get_interop_type_desc")));
+BP_API const char *omp_get_interop_rc_desc_(const void *interop, int ret_code)
+    __attribute__((alias("omp_get_interop_rc_desc")));

@@ -100,6 +100,10 @@ static int choose_default(int ncpus, int max, int *budget)
     return def;
 }
 
+/* The CPUs the process could run on at start-up (KMP_HW_SUBSET applied):
+ * the mask kmp_set_thread_affinity_mask_initial gives a thread back. */
+static cpu_set_t initial_cpus;
+
 static void start(void)
 {
     bp_config_load();
@@ -123,6 +127,7 @@ static void start(void)
                 (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
+    initial_cpus = set;
     int places_failed = bp_places_init(&set);
     /* the limits cap each application thread's teams, not the pool */
     struct bp_pool_shape shape = {.ncpus = n, .max_threads = BP_MAX_THREADS,
@@ -180,6 +185,12 @@ const struct bp_default_team *bp_default_team_info(void)
 {
     bp_pool_ensure_init();
     return &default_team;
+}
+
+const cpu_set_t *bp_pool_initial_cpus(void)
+{
+    bp_pool_ensure_init();
+    return &initial_cpus;
 }
 
 int bp_pool_cpus(void)

@@ -4,6 +4,7 @@
 #ifndef BUDDYPOOL_LIFE_H
 #define BUDDYPOOL_LIFE_H
 
+#include <sched.h>
 #include <stdint.h>
 
 /* life.c */
@@ -21,6 +22,9 @@ int bp_max_team(void);
 int bp_default_team(void);
 const struct bp_default_team *bp_default_team_info(void);
 int bp_pool_cpus(void);
+/* The CPUs the process could run on when the runtime started (after
+ * KMP_HW_SUBSET), never empty. */
+const cpu_set_t *bp_pool_initial_cpus(void);
 /* Tests only (test-wrap): move the episode count, as if that many
  * barrier episodes had passed, without touching the words or the last
  * refresh. */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* libomp's export, in no header */
+int kmp_set_thread_affinity_mask_initial(void);
+
 static int failures;
 #define EXPECT(cond)                                                                   \
     do {                                                                               \
@@ -73,6 +76,20 @@ int main(void)
     EXPECT(kmp_get_affinity(&mask) == 0);
     EXPECT(kmp_get_affinity_mask_proc(sched_getcpu(), &mask) == 1);
     EXPECT(kmp_set_affinity(&mask) == 0); /* the thread's own mask back */
+
+    /* kmp_set_thread_affinity_mask_initial: from one CPU back to every CPU
+     * the runtime found at its start (omp_get_num_procs of them) */
+    kmp_affinity_mask_t one;
+    kmp_create_affinity_mask(&one);
+    EXPECT(kmp_set_affinity_mask_proc(sched_getcpu(), &one) == 0);
+    EXPECT(kmp_set_affinity(&one) == 0);
+    cpu_set_t now;
+    EXPECT(sched_getaffinity(0, sizeof now, &now) == 0 && CPU_COUNT(&now) == 1);
+    EXPECT(kmp_set_thread_affinity_mask_initial() == 0);
+    EXPECT(sched_getaffinity(0, sizeof now, &now) == 0 &&
+           CPU_COUNT(&now) == omp_get_num_procs());
+    kmp_destroy_affinity_mask(&one);
+    EXPECT(kmp_set_affinity(&mask) == 0);
     kmp_destroy_affinity_mask(&mask);
 
     if (failures) {

@@ -10,7 +10,7 @@
 #    message from the dynamic linker about versions.
 # A PROGRAM:missing (tests/preload/libomp-only.c, linked with libomp: it
 # calls libomp entry points buddypool lacks, first
-# kmp_get_cancellation_status) must, with the drop-in, get buddypool's
+# __kmp_get_reduce_method) must, with the drop-in, get buddypool's
 # start-up warning naming the drop-in and the entry points and saying that
 # a call to one ends the program, which then does at its first.
 set -eu
@@ -30,16 +30,16 @@ for arg in "$@"; do
     name=$(basename "$prog")
     if [ "$runtimes" = missing ]; then
         if env -u LD_PRELOAD LD_LIBRARY_PATH="$dropin" "$prog" >"$tmp/out" 2>"$tmp/err"; then
-            fail "$name runs to its end with the drop-in, though it calls kmp_get_cancellation_status"
+            fail "$name runs to its end with the drop-in, though it calls __kmp_get_reduce_method"
         fi
         tr '\n' ' ' <"$tmp/err" | sed 's/  */ /g' >"$tmp/warning"
         grep -q "buddypool: $dropin/libomp.so.5 is buddypool's drop-in, which defines nothing" \
             "$tmp/warning" || fail "$name: no start-up warning naming the drop-in"
-        grep -q "a call to one ends the program (undefined symbol):.* kmp_get_cancellation_status,.* kmp_set_thread_affinity_mask_initial" \
+        grep -q "a call to one ends the program (undefined symbol):.* __kmp_get_reduce_method,.* kmp_threadprivate_insert_private_data" \
             "$tmp/warning" || fail "$name: the warning does not name the missing entry points"
-        grep -q "symbol lookup error.*kmp_get_cancellation_status" "$tmp/err" ||
-            fail "$name: did not end at its call of kmp_get_cancellation_status"
-        echo "$name: warned at start-up, ended at its call of kmp_get_cancellation_status"
+        grep -q "symbol lookup error.*__kmp_get_reduce_method" "$tmp/err" ||
+            fail "$name: did not end at its call of __kmp_get_reduce_method"
+        echo "$name: warned at start-up, ended at its call of __kmp_get_reduce_method"
         continue
     fi
     # real runtimes
