@@ -16,6 +16,12 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
             a region of the thread it names; (concurrent) each thread's
             team sizes, and time obtaining workers iff it had workers
   any       any program: the invariants, +0x names, one row per function
+  pause     PROGRAM is gomp-pause (buddypool): the pool's workers end at each
+            omp_pause_resource and new ones serve the next regions, beside
+            another application thread's regions; profiled and traced, the
+            invariants hold for both forking threads, and every worker
+            slice (old threads' and new ones') lies in a region of its
+            forking thread
   bad-out   test-profile with an unwritable JSON path: a message naming the
             path, and the text report still printed
   unloads   PROGRAM is test-dlopen LIBRARY N: one report per unload, N in all
@@ -524,7 +530,7 @@ def check_mode(mode, program, args, tmp):
         if threads >= 2:
             check(prof["waits"][1]["spin_ns"] >= 4 * 20000000,
                   "OMP_WAIT_POLICY=active: a worker spun through the pauses (%d ns)" % prof["waits"][1]["spin_ns"])
-    elif mode == "teams":
+    elif mode in ("teams", "pause"):
         trace = os.path.join(tmp, "trace.json")
         p = run(program, args, {"BUDDY_THREAD_POOL_PROFILE_OUT": out,
                                 "BUDDY_THREAD_POOL_TRACE": trace})
@@ -535,6 +541,11 @@ def check_mode(mode, program, args, tmp):
         # concurrent: 2, 4 and 8 application threads, 20 regions each; join: the
         # main thread's 3 regions, and 6 threads forking 20 regions each
         want = {"concurrent": (14, {20}, 280), "join": (7, {3, 20}, 123)}.get(args[0])
+        if mode == "pause": # the main thread's regions and the other thread's, as many as ran
+            check(len(ft) == 2, "two forking threads, the main one and the other (got %d)" % len(ft))
+            check(tot["regions"] == sum(c["regions"] for c in ft),
+                  "every region is a forking thread's (%d vs %d)"
+                  % (tot["regions"], sum(c["regions"] for c in ft)))
         if want is not None:
             n, per, regions = want
             check(len(ft) == n, "%d forking threads (got %d)" % (n, len(ft)))

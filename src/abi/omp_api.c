@@ -373,17 +373,21 @@ BP_API int omp_get_max_task_priority(void)
     return bp_config.max_task_priority;
 }
 
-/* Pausing the host: nothing to release beyond what an idle pool releases by
- * itself (its threads sleep once the spin time is spent). 0 for the host,
- * -1 for a device there is not or an unknown kind (1 soft, 2 hard). */
+/* Pausing the host (1 soft, 2 hard, alike): the pool's workers end, as
+ * libgomp's do for both kinds, and the next region starts new ones
+ * (life.c's bp_pool_pause); -1 inside a region, for a device there is
+ * not, or an unknown kind. */
 BP_API int omp_pause_resource(int kind, int device_num)
 {
-    if (kind != 1 && kind != 2)
+    if ((kind != 1 && kind != 2) || device_num != omp_get_initial_device())
         return -1;
-    return device_num == omp_get_initial_device() ? 0 : -1;
+    return bp_pool_pause();
 }
 
-BP_API int omp_pause_resource_all(int kind) { return kind == 1 || kind == 2 ? 0 : -1; }
+BP_API int omp_pause_resource_all(int kind)
+{
+    return kind == 1 || kind == 2 ? bp_pool_pause() : -1;
+}
 
 /* ---- the OpenMP places API ------------------------------------------------ */
 

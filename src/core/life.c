@@ -242,6 +242,19 @@ BP_API int buddypool_profile_write(FILE *out)
     return err ? err : bp_hook_profile_write(out);
 }
 
+int bp_pool_pause(void)
+{
+    if (bp_tls.level > 0)
+        return -1;
+    /* acquire: the pool's set-up (start's release); a pool never started
+     * has no threads, and the shutdown stops them itself */
+    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire) ||
+        atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed))
+        return 0;
+    bp_teams_pause();
+    return 0;
+}
+
 /* Stop and join the workers before the library's code goes away (dlclose)
  * or the process exits, and let the listeners report (hooks.h: the profile
  * is printed). Regions that start later run on their caller alone. Joining

@@ -25,6 +25,12 @@ int bp_pool_cpus(void);
 /* The CPUs the process could run on when the runtime started (after
  * KMP_HW_SUBSET), never empty. */
 const cpu_set_t *bp_pool_initial_cpus(void);
+/* omp_pause_resource on the host: end the pool's workers, which the next
+ * region starts again (their threadprivate data with them, as libgomp and
+ * libomp end theirs); kept when another application thread's region runs
+ * on them then. 0; -1 from inside a region, as libgomp. Threads bound by
+ * bp_bind_caller stay bound, and every ICV is kept. */
+int bp_pool_pause(void);
 /* Tests only (test-wrap): move the episode count, as if that many
  * barrier episodes had passed, without touching the words or the last
  * refresh. */

@@ -122,6 +122,7 @@ static void *worker_main(void *arg)
     (void)pthread_setname_np(pthread_self(), name);
     struct bp_slot *slot = &bp_pool.slots[id];
     struct bp_go *go = &slot->go;
+    bp_self()->pool_worker = id;
     /* a worker past the CPUs shares its CPU with another pool thread */
     bp_wait_set_polite(id >= bp_pool.cpu_budget);
     bp_hook_thread_begin(id);
@@ -294,6 +295,35 @@ void bp_pool_stop(void)
     pthread_mutex_unlock(&bp_pool.workers_lock);
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
+}
+
+int bp_pool_stop_idle(void)
+{
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    for (int w = 1; w < threads; w++) {
+        if (!(bp_pool.idle[w / 64] & (uint64_t)1 << (w % 64))) {
+            pthread_mutex_unlock(&bp_pool.workers_lock);
+            return 0;
+        }
+    }
+    for (int w = 1; w < threads; w++) {
+        struct bp_slot *slot = &bp_pool.slots[w];
+        slot->go.run = NULL;
+        bp_flag_set(&slot->go.flag, ++slot->go_count);
+    }
+    pthread_mutex_unlock(&bp_pool.workers_lock);
+    /* The caller holds the teams' lock: nothing reserves a worker until the
+     * pool is one thread again, and an ending worker takes neither lock. */
+    for (int w = 1; w < threads; w++)
+        pthread_join(bp_pool.slots[w].thread, NULL);
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    memset(bp_pool.idle, 0, ((size_t)threads + 63) / 64 * sizeof *bp_pool.idle);
+    memset(&bp_pool.slots[1], 0, sizeof(struct bp_slot) * (size_t)(threads - 1));
+    /* relaxed: read under the lock, or as a figure */
+    atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&bp_pool.workers_lock);
+    return 1;
 }
 
 void bp_pool_free(void)

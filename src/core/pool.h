@@ -92,6 +92,12 @@ void bp_pool_atfork_child(void);
  * memory back and unbind the caller bp_bind_caller bound. */
 void bp_pool_stop(void);
 void bp_pool_free(void);
+/* omp_pause_resource, no team holding a worker (team.c's bp_teams_pause,
+ * under the teams' lock, so that none is reserved meanwhile): stop and join
+ * every worker, and start again from one thread, the next region starting
+ * new ones (with new thread-local storage). 1, or 0 when a worker was not
+ * idle (nothing stopped). */
+int bp_pool_stop_idle(void);
 /* Bind the worker of slot to place (its starter's call, the worker idle
  * or about to be started on a region): 1, or 0 when the system refused,
  * the worker left where it was (and not tried again for that place until

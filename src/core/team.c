@@ -217,10 +217,18 @@ static void drop_hot(struct bp_thread *t)
     }
 }
 
-/* The calling thread exits: its idle teams' workers go back to the pool. */
+/* The calling thread exits: its idle teams' workers go back to the pool.
+ * Nothing kept (a worker bp_teams_pause ends, whose teams it freed): no
+ * lock, which the pause holds while it joins the worker. */
 static void thread_exit(void *unused)
 {
     (void)unused;
+    struct bp_thread *t = bp_self();
+    int kept = 0;
+    for (int i = 0; i < BP_HOT_LEVELS; i++)
+        kept |= t->hot[i] != NULL;
+    if (!kept)
+        return;
     bp_teams_lock();
     drop_hot(bp_self());
     bp_teams_unlock();
@@ -429,6 +437,59 @@ int bp_teams_stop(const struct timespec *deadline)
         exit_key_made = 0;
     }
     return 1;
+}
+
+/* Forget team in its owner's kept teams and free it; its workers are given
+ * back already. The owner is in no region: the calling thread, or a pool
+ * worker waiting for its next start (which orders these writes before its
+ * reads of hot[], and which then ends). Under the lock. */
+static void forget(struct bp_team *team)
+{
+    struct bp_thread *owner = team->owner;
+    for (int i = 0; i < BP_HOT_LEVELS; i++)
+        if (owner->hot[i] == team)
+            owner->hot[i] = NULL;
+    unlink_team(team);
+    free_team(team, 0);
+}
+
+int bp_teams_pause(void)
+{
+    struct bp_thread *self = bp_self();
+    bp_teams_lock();
+    struct bp_team *team, *next, *busy = NULL;
+    for (team = teams; team != NULL && busy == NULL; team = team->next) {
+        int expected = BP_TEAM_IDLE;
+        /* seq_cst: as in the fork (the top of the file) */
+        if (atomic_compare_exchange_strong(&team->state, &expected, BP_TEAM_TAKEN))
+            team->paused = 1;
+        else if (expected == BP_TEAM_RUNNING)
+            busy = team;
+    }
+    if (busy != NULL) { /* another thread's region: every team back as it was */
+        for (team = teams; team != NULL; team = team->next) {
+            if (team->paused) {
+                team->paused = 0;
+                /* release: as bp_team_put's (its owner may take it again) */
+                atomic_store_explicit(&team->state, BP_TEAM_IDLE, memory_order_release);
+            }
+        }
+        bp_teams_unlock();
+        return 0;
+    }
+    for (team = teams; team != NULL; team = next) {
+        next = team->next;
+        if (team->paused) /* one taken before gave its workers back then */
+            give_back(team);
+        team->paused = 0;
+        /* An application thread's other than the caller's stays, taken: its
+         * owner frees it when it next looks (it may be looking now). */
+        if (team->owner == self || team->owner->pool_worker != 0)
+            forget(team);
+    }
+    int stopped = bp_pool_stop_idle();
+    bp_teams_unlock();
+    return stopped;
 }
 
 void bp_teams_free_all(void)

@@ -81,6 +81,7 @@ struct bp_team {
     int help_open;             /* 1: helping; 2: in the join (no help forked) */
     uint32_t help_used;
     uint32_t push_checks;
+    int paused;                /* taken by bp_teams_pause, under team.c's lock */
     /* under a thread limit, the busy count of its contention group, which
      * a region nested in this one's counts its threads in (fork.c); read
      * only by such a region's fork */
@@ -178,6 +179,11 @@ void bp_team_refresh_words(struct bp_team *team);
 /* Shutdown: take every team out of use, waiting for running ones until
  * the deadline (CLOCK_REALTIME); 0 if one still runs then. */
 int bp_teams_stop(const struct timespec *deadline);
+/* omp_pause_resource, from a thread in no region: take every team out of
+ * use and end the pool's workers (pool.c's bp_pool_stop_idle); the next
+ * region starts new ones. 1; 0 when a region runs on another thread's
+ * team (then nothing is stopped). */
+int bp_teams_pause(void);
 /* Shutdown, the workers joined: free every team (the calling thread's
  * kept ones forgotten); regions run serially from now on. */
 void bp_teams_free_all(void);

@@ -87,6 +87,7 @@ struct bp_thread {
     int gtid;             /* unique number of this thread, -1 until asked */
     struct bp_serial *serial; /* saved states of __kmpc_serialized_parallel */
     int place;            /* the place the thread is bound to; -1: not bound */
+    int pool_worker;      /* a pool worker's number (pool.c); 0: an application thread */
     /* an application thread's contention group under a thread limit: the
      * threads its running teams have, nested ones included (fork.c) */
     _Atomic int group_busy;
