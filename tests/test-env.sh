@@ -112,6 +112,13 @@ expect_quiet OMP_MAX_TASK_PRIORITY 5 "max_threads"
 expect_quiet OMP_DISPLAY_ENV true "OPENMP DISPLAY ENVIRONMENT END"
 expect_quiet OMP_DISPLAY_ENV VERBOSE "BUDDY_THREAD_POOL_SPIN_US"
 expect_quiet OMP_DISPLAY_ENV true "OMP_TARGET_OFFLOAD = 'DEFAULT'"
+# libomp's KMP_SETTINGS: the verbose display, in libomp's boolean words
+for v in 1 true ON yes .TRUE.; do expect_quiet KMP_SETTINGS "$v" "BUDDY_THREAD_POOL_SPIN_US"; done
+for v in maybe 2 ''; do expect_warn KMP_SETTINGS "$v"; done
+env KMP_SETTINGS=0 "$prog" run >"$out" 2>&1
+! grep -q "DISPLAY ENVIRONMENT" "$out" || { echo "FAIL: KMP_SETTINGS=0 displays"; fails=$((fails + 1)); }
+env KMP_SETTINGS=1 OMP_DISPLAY_ENV=false "$prog" run >"$out" 2>&1
+! grep -q "DISPLAY ENVIRONMENT" "$out" || { echo "FAIL: OMP_DISPLAY_ENV=false does not win over KMP_SETTINGS"; fails=$((fails + 1)); }
 expect_quiet OMP_TARGET_OFFLOAD " Mandatory " "max_threads"
 expect_quiet OMP_TARGET_OFFLOAD disabled "max_threads"
 expect_quiet OMP_DEFAULT_DEVICE 3 "max_threads"

@@ -159,6 +159,19 @@ static int load_bool(const char *name)
     return v < 0 ? -1 : v;
 }
 
+/* A boolean of libomp's (KMP_*): its words for false and true, in pairs;
+ * -1 unset or, with a warning, not one of them. */
+static int load_kmp_bool(const char *name)
+{
+    static const char *const words[] = {"false", "true", "0", "1", "off", "on",
+                                        "no", "yes", ".false.", ".true.", "f", "t", "n", "y"};
+    int v = load_word(name, words, 14);
+    if (v == -2)
+        bp_warn("%s='%s' is neither true nor false (libomp's words: true, 1, on, yes and "
+                "their opposites); ignoring it", name, getenv(name));
+    return v < 0 ? -1 : v % 2;
+}
+
 /* OMP_MAX_ACTIVE_LEVELS, else the older OMP_NESTED (true: every supported
  * level, false: one), else every supported level when OMP_NUM_THREADS or
  * OMP_PROC_BIND is a list of more than one entry, else one: libgomp's
@@ -284,6 +297,11 @@ static void load_misc_icvs(void)
     else if (d == -2)
         bp_warn("OMP_DISPLAY_ENV='%s' is not true, false or verbose; using false",
                 getenv("OMP_DISPLAY_ENV"));
+    /* libomp's KMP_SETTINGS prints its settings at start-up: here the
+     * verbose display (buddypool's variables with OpenMP's), unless
+     * OMP_DISPLAY_ENV says otherwise */
+    else if (load_kmp_bool("KMP_SETTINGS") == 1)
+        bp_config.display_env = 2;
 }
 
 /* OMP_STACKSIZE: a size with an optional B, K, M or G suffix; no suffix means
