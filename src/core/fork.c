@@ -323,12 +323,16 @@ static void serial_enter(struct bp_thread *t, struct bp_fork_frame *f)
     bp_display_affinity(t);
 }
 
-/* Once per process: a team larger than the CPUs. */
+/* Once per process, when the settings are displayed (OMP_DISPLAY_ENV,
+ * KMP_SETTINGS): a team larger than the CPUs. Not otherwise: libgomp and
+ * libomp say nothing there, and programs and test harnesses compare what
+ * a run writes to stderr. */
 static void warn_oversubscribed(int team_size)
 {
     static _Atomic int warned;
-    /* relaxed: only the one warning depends on it */
-    if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
+    /* relaxed: only the one note depends on it */
+    if (bp_config.display_env != 0 &&
+        atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
         bp_warn("a team of %d threads on %d %s: the threads beyond the CPUs share "
                 "them and wait politely (yield, then sleep); this is said once", team_size,
                 bp_pool.cpu_budget, bp_pool.cpu_budget < bp_pool.ncpus

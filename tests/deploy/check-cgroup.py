@@ -85,7 +85,11 @@ def main():
         cg.quota(1)
         r, err = run(prog, cg, cg.path, env_extra={"OMP_NUM_THREADS": "2"})
         expect("quota 1, OMP_NUM_THREADS=2: honoured", r["team"], 2)
-        expect("quota 1, OMP_NUM_THREADS=2: the warning names the quota",
+        expect("quota 1, OMP_NUM_THREADS=2: no note unless the settings are displayed",
+               "CPUs of CPU quota" in err, False)
+        r, err = run(prog, cg, cg.path, env_extra={"OMP_NUM_THREADS": "2",
+                                                   "OMP_DISPLAY_ENV": "true"})
+        expect("quota 1, OMP_NUM_THREADS=2, OMP_DISPLAY_ENV=true: the note names the quota",
                "CPUs of CPU quota" in err, True)
         r, _ = run(prog, cg, cg.path, args=("2",))
         expect("quota 1, num_threads(2): honoured", r["team"], 2)
