@@ -376,10 +376,12 @@ BP_API int omp_get_max_task_priority(void)
 /* Pausing the host (1 soft, 2 hard, alike): the pool's workers end, as
  * libgomp's do for both kinds, and the next region starts new ones
  * (life.c's bp_pool_pause); -1 inside a region, for a device there is
- * not, or an unknown kind. */
+ * not, or an unknown kind. The host is its device number or
+ * omp_initial_device (-1), as OpenMP 5.1 has it. */
 BP_API int omp_pause_resource(int kind, int device_num)
 {
-    if ((kind != 1 && kind != 2) || device_num != omp_get_initial_device())
+    /* the host: its device number, or omp_initial_device (-1) */
+    if ((kind != 1 && kind != 2) || (device_num != omp_get_initial_device() && device_num != -1))
         return -1;
     return bp_pool_pause();
 }

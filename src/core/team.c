@@ -440,9 +440,9 @@ int bp_teams_stop(const struct timespec *deadline)
 }
 
 /* Forget team in its owner's kept teams and free it; its workers are given
- * back already. The owner is in no region: the calling thread, or a pool
- * worker waiting for its next start (which orders these writes before its
- * reads of hot[], and which then ends). Under the lock. */
+ * back already. The owner is a pool worker waiting for its next start
+ * (which orders these writes before its reads of hot[], and which then
+ * ends). Under the lock. */
 static void forget(struct bp_team *team)
 {
     struct bp_thread *owner = team->owner;
@@ -455,8 +455,13 @@ static void forget(struct bp_team *team)
 
 int bp_teams_pause(void)
 {
-    struct bp_thread *self = bp_self();
     bp_teams_lock();
+    /* the shutdown sets shut_down before it takes the lock to stop the
+     * teams and then the workers: seen here, or the pause is over first */
+    if (atomic_load(&bp_pool.shut_down)) {
+        bp_teams_unlock();
+        return 0;
+    }
     struct bp_team *team, *next, *busy = NULL;
     for (team = teams; team != NULL && busy == NULL; team = team->next) {
         int expected = BP_TEAM_IDLE;
@@ -482,9 +487,11 @@ int bp_teams_pause(void)
         if (team->paused) /* one taken before gave its workers back then */
             give_back(team);
         team->paused = 0;
-        /* An application thread's other than the caller's stays, taken: its
-         * owner frees it when it next looks (it may be looking now). */
-        if (team->owner == self || team->owner->pool_worker != 0)
+        /* An application thread's stays, taken: its owner frees it when it
+         * next looks (it may be looking now). The caller's too: a target
+         * region run on the host has set them aside (fork.c's
+         * bp_device_begin) and gives them back when it ends. */
+        if (team->owner->pool_worker != 0)
             forget(team);
     }
     int stopped = bp_pool_stop_idle();

@@ -7,7 +7,8 @@
  *     data start afresh; every region after it computes exactly;
  *   - after a soft pause the threads were either ended (libgomp) or kept
  *     asleep (libomp): the workers' threadprivate data agree with which;
- *   - inside a region the call ends none of the team's threads;
+ *   - inside a region the call ends none of the team's threads; inside a
+ *     target region run on the host the regions after it are exact;
  *   - nested teams (whose workers own teams of their own) and tasks run
  *     before and after;
  *   - another application thread forking regions all the while: every one
@@ -16,9 +17,10 @@
  * preloaded) a soft pause ends the threads as a hard one does (libgomp's
  * choice), and the call inside a region returns -1 (libgomp's; libomp
  * returns 0). libomp 22 is checked less: its hard pause keeps the threads
- * of nested teams, resets the ICVs (which OpenMP allows), and crashes when
- * another thread forks regions meanwhile, so there it gets soft pauses
- * beside the other thread and no count of threads. */
+ * of nested teams, resets the ICVs (which OpenMP allows), crashes when
+ * another thread forks regions meanwhile and hangs after a pause in a
+ * target region, so there it gets soft pauses beside the other thread, no
+ * count of threads and no target region. */
 #include <dirent.h>
 #include <omp.h>
 #include <pthread.h>
@@ -188,6 +190,21 @@ int main(int argc, char **argv)
     }
     look(512, &fresh, &kept, &n);
     EXPECT_EQ(kept, team - 1, "the region's threads outlived a pause inside it");
+
+    /* inside a target region run on the host, itself in a region of one
+     * thread: the caller's kept teams are set aside there, and given back
+     * at its end (whatever the runtime answers) */
+    if (strict) { /* libomp 22 hangs there */
+        PRAGMA(omp parallel if (0))
+        {
+            PRAGMA(omp target)
+            {
+                (void)omp_pause_resource_all(omp_pause_hard);
+            }
+        }
+        EXPECT_EQ(loop_sum(1000), 499500LL, "a region after a pause in a target region");
+        nested_and_tasks("after a pause in a target region");
+    }
 
     /* another application thread forks regions meanwhile */
     pthread_t th;
