@@ -8,10 +8,10 @@
  *   bind     (OMP_PROC_BIND=true) the caller is pinned to place 0 (its
  *            first CPU in the pool's order) and worker t to place t: each
  *            to one CPU, all different, omp_get_place_num() == t.
- *   over     (default environment, a team of 2x the CPUs) each worker is
- *            pinned to one CPU, and the team's threads are spread evenly:
- *            CPUs hold counts that differ by at most one, the caller counted
- *            at the place the workers leave for last.
+ *   over     (default environment) a team of 2x the CPUs runs unbound:
+ *            every thread's mask is the process's, no place; the team of
+ *            the CPUs before and after it has its workers pinned apart, the
+ *            same CPU each time.
  *   follow   (default environment) the caller moved onto worker w's CPU
  *            (the test moves it there) swaps places with w at the next
  *            region: w is bound to the CPU the caller left, and still no
@@ -123,29 +123,28 @@ int main(int argc, char **argv)
         CHECK_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
         CHECK(CPU_EQUAL(&after, &seen.mask[0]));
     } else if (strcmp(mode, "over") == 0) {
+        /* a team that fits: its workers pinned apart (their homes) */
+        CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
+        CHECK_EQ(seen.team, ncpus);
+        check_workers_pinned_apart(&seen, &mask0);
+        cpu_set_t home[MAX_TEAM];
+        int fit = seen.team;
+        memcpy(home, seen.mask, sizeof(cpu_set_t) * (size_t)fit);
+        /* twice the CPUs: every worker, those homes' too, unbound */
         int team = 2 * ncpus < MAX_TEAM ? 2 * ncpus : MAX_TEAM;
         CHECK_EQ(buddypool_parallel(team, look, &seen), 0);
         CHECK_EQ(seen.team, team);
-        CHECK(CPU_EQUAL(&seen.mask[0], &mask0));
-        int per_cpu[CPU_SETSIZE] = {0};
-        for (int t = 1; t < team; t++)
-            per_cpu[only_cpu(&seen.mask[t])]++;
-        /* The caller counts at its place when the pool started, which the
-         * workers leave for last: a CPU with the fewest of them. (Unbound,
-         * the kernel may have moved it since: where it ran in the region
-         * would not tell.) */
-        int fewest = -1;
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &mask0) && (fewest < 0 || per_cpu[c] < per_cpu[fewest]))
-                fewest = c;
-        per_cpu[fewest]++;
-        int lo = team, hi = 0;
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &mask0)) {
-                lo = per_cpu[c] < lo ? per_cpu[c] : lo;
-                hi = per_cpu[c] > hi ? per_cpu[c] : hi;
-            }
-        CHECK_LE(hi - lo, 1);
+        for (int t = 0; t < team; t++) {
+            CHECK(CPU_EQUAL(&seen.mask[t], &mask0));
+            if (t > 0)
+                CHECK_EQ(seen.place[t], -1);
+        }
+        /* fitting again: the same workers back at their homes */
+        CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
+        CHECK_EQ(seen.team, fit);
+        check_workers_pinned_apart(&seen, &mask0);
+        for (int t = 1; t < fit; t++)
+            CHECK(CPU_EQUAL(&seen.mask[t], &home[t]));
     } else if (strcmp(mode, "follow") == 0) {
         if (ncpus < 2) {
             printf("test-placement follow: 1 CPU, nothing to follow\n");

@@ -14,7 +14,11 @@
  * the starter also writes each worker's place and place partition for the
  * region's policy (places.c, bp_place_assign) into the worker's slot when
  * they change, binding it there first (bp_pool_bind): without one, workers
- * keep the places the pool gave them.
+ * keep the places the pool gave them (their home) while their team fits
+ * the CPUs (bp_pool.cpu_budget), and run unbound in a larger team, so that
+ * the kernel can balance threads that must share CPUs (pinned, two of them
+ * could not leave a CPU they share while another is idle); a system call
+ * only when a team's size crosses the CPUs.
  * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
  * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
  * and worker i, woken, copies its own block to its children
@@ -67,6 +71,13 @@ void bp_fork_children(const struct bp_go *from)
             int place = bp_place_assign(team->policy, team->place0, i, team_size,
                                         &part_first, &part_count);
             if (slot->place != place) /* a system call only when it moves */
+                bp_pool_bind(slot, place);
+        } else if (bp_config.pin) {
+            /* the pool's own placement: a team larger than the CPUs runs
+             * unbound (every allowed CPU), its workers pinned again when
+             * their team fits */
+            int place = team_size > bp_pool.cpu_budget ? -1 : slot->home;
+            if (__builtin_expect(slot->place != place, 0))
                 bp_pool_bind(slot, place);
         }
         if (slot->part_first != part_first || slot->part_count != part_count) {

@@ -100,10 +100,6 @@ static int choose_default(int ncpus, int max, int *budget)
     return def;
 }
 
-/* The CPUs the process could run on at start-up (KMP_HW_SUBSET applied):
- * the mask kmp_set_thread_affinity_mask_initial gives a thread back. */
-static cpu_set_t initial_cpus;
-
 static void start(void)
 {
     bp_config_load();
@@ -127,10 +123,9 @@ static void start(void)
                 (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
-    initial_cpus = set;
     int places_failed = bp_places_init(&set);
     /* the limits cap each application thread's teams, not the pool */
-    struct bp_pool_shape shape = {.ncpus = n, .max_threads = BP_MAX_THREADS,
+    struct bp_pool_shape shape = {.allowed = &set, .ncpus = n, .max_threads = BP_MAX_THREADS,
                                   .team_max = bp_config_max_threads()};
     shape.default_team = choose_default(n, shape.team_max, &shape.cpu_budget);
     if (places_failed)
@@ -190,7 +185,7 @@ const struct bp_default_team *bp_default_team_info(void)
 const cpu_set_t *bp_pool_initial_cpus(void)
 {
     bp_pool_ensure_init();
-    return &initial_cpus;
+    return &bp_pool.allowed;
 }
 
 int bp_pool_cpus(void)

@@ -1,6 +1,7 @@
 /* pool.c: the thread pool's threads. They are started when a team needs
  * them and kept, worker i bound to the i-th place after its first caller's
- * (with a binding asked for, each region then places its team: go.c);
+ * (its home; with a binding asked for, each region then places its team,
+ * and without one a team larger than the CPUs runs unbound: go.c);
  * the caller of a region is its thread 0 (team.c carves teams out of the
  * workers, fork.c starts and joins them, barrier.c synchronises them).
  * The pool knows no teams: a worker waits for its start block and hands it
@@ -60,6 +61,7 @@ static void *reserve(size_t size)
 int bp_pool_setup(const struct bp_pool_shape *shape)
 {
     int max_threads = shape->max_threads;
+    bp_pool.allowed = *shape->allowed;
     bp_pool.ncpus = shape->ncpus;
     bp_pool.cpu_budget = shape->cpu_budget;
     /* Room for every worker the pool may have, reserved and not committed:
@@ -172,8 +174,8 @@ static void pool_grow(int want)
         atomic_store_explicit(&slot->go.flag.value, 0, memory_order_relaxed);
         atomic_store_explicit(&slot->go_done, 0, memory_order_relaxed);
         slot->go_count = 0;
-        slot->place = bp_config.pin ? worker_place(i) : -1;
-        slot->bind_failed = -1;
+        slot->place = slot->home = bp_config.pin ? worker_place(i) : -1;
+        slot->bind_failed = BP_BIND_OK;
         if (bp_config.pin)
             pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), bp_place_set(slot->place));
         /* relaxed: kmp_set_stacksize may change it from any thread */
@@ -207,12 +209,12 @@ int bp_pool_bind(struct bp_slot *slot, int place)
 {
     if (slot->bind_failed == place)
         return 0; /* not again at every region */
-    const cpu_set_t *set = bp_place_set(place);
+    const cpu_set_t *set = place < 0 ? &bp_pool.allowed : bp_place_set(place);
     if (set == NULL || pthread_setaffinity_np(slot->thread, sizeof *set, set) != 0) {
         slot->bind_failed = place;
         return 0;
     }
-    slot->bind_failed = -1;
+    slot->bind_failed = BP_BIND_OK;
     slot->place = place; /* the worker reads it at its next start */
     return 1;
 }

@@ -20,10 +20,13 @@ struct bp_slot {
     alignas(BP_LINE) struct bp_go go;
     /* Read by the worker at each start, written by its starter only when
      * they change: its place partition (0 places: all) and the place it is
-     * bound to (-1 none; bp_pool_bind moves it). */
+     * bound to (-1: none, every allowed CPU; bp_pool_bind moves it). */
     alignas(BP_LINE) int part_first, part_count;
     int place;
-    int bind_failed; /* the place bp_pool_bind last failed to bind it to; -1 none */
+    int bind_failed; /* the place bp_pool_bind last failed to bind it to; */
+                     /* BP_BIND_OK: none */
+    int home;        /* the pool's own placement: its place while its team */
+                     /* fits the CPUs (-1 when not pinned) */
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */
     /* Written by the worker alone: */
@@ -57,6 +60,7 @@ struct bp_pool {
     _Atomic int caller_pinned;   /* bind_caller pinned caller_thread to place 0 */
     pthread_t caller_thread;
     cpu_set_t caller_mask;       /* caller_thread's affinity before that */
+    cpu_set_t allowed;           /* the CPUs the process may run on (set up) */
     struct bp_slot *slots;       /* max_threads of them (reserve); slot 0 unused */
     size_t slots_bytes;
     uint64_t *idle;              /* bit w: worker w is started and in no team */
@@ -72,7 +76,8 @@ extern struct bp_pool bp_pool;
 
 /* What the pool's start-up found (life.c), for bp_pool_setup. */
 struct bp_pool_shape {
-    int ncpus;        /* the CPUs the process may run on */
+    const cpu_set_t *allowed; /* the CPUs the process may run on */
+    int ncpus;        /* how many */
     int cpu_budget;   /* those, fewer under a CPU quota (rounded up) */
     int max_threads;  /* the pool's cap */
     int team_max;     /* a contention group's cap */
@@ -103,6 +108,8 @@ int bp_pool_stop_idle(void);
  * the worker left where it was (and not tried again for that place until
  * another bind succeeds). */
 int bp_pool_bind(struct bp_slot *slot, int place);
+/* bind_failed's value when the last bind succeeded (or none was tried). */
+enum { BP_BIND_OK = -2 };
 /* Reserve up to n workers for a team into ids (idle ones, lowest numbers
  * first, then new ones); how many it got, fewer when no more can start. */
 int bp_workers_reserve(int n, int *ids);

@@ -600,7 +600,8 @@ void bp_team_follow_caller(struct bp_team *team)
         struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
         if (slot->place != p)
             continue;
-        bp_pool_bind(slot, bp_pool.caller_place); /* the next go publishes the place */
+        if (bp_pool_bind(slot, bp_pool.caller_place)) /* the next go publishes the place */
+            slot->home = bp_pool.caller_place;
         break;
     }
     bp_pool.caller_place = p;
