@@ -579,9 +579,11 @@ int bp_ancestor(const struct bp_thread *t, int level, int *tid, int *size)
  * fork the caller looks at its CPU (sched_getcpu: rseq, no system call
  * where the C library has it), and when it has moved onto worker w's place
  * the two swap: w is bound to the place the caller left, and that becomes
- * w's. The set of places in use stays the same, so workers started later
- * still take places no one holds. A team past the CPUs shares them anyway
- * and is left as it is. Only the thread that started the pool is followed:
+ * w's (its home: go.c binds it there again after a team larger than the
+ * CPU budget ran it unbound). The set of homes stays the same, so workers
+ * started later still take places no one holds. Once the pool has more
+ * threads than CPUs, they share them anyway and the caller is no longer
+ * followed. Only the thread that started the pool is followed:
  * two application threads forking in turn from different CPUs would
  * otherwise swap a worker back and forth at every region. */
 void bp_team_follow_caller(struct bp_team *team)
@@ -598,9 +600,13 @@ void bp_team_follow_caller(struct bp_team *team)
         return;
     for (int i = 1; i < team->cap; i++) { /* its own team's workers, all idle */
         struct bp_slot *slot = &bp_pool.slots[team->members[i].worker];
-        if (slot->place != p)
+        if (slot->home != p)
             continue;
-        if (bp_pool_bind(slot, bp_pool.caller_place)) /* the next go publishes the place */
+        /* unbound (its last team was larger than the CPU budget, which a
+         * quota puts below the CPUs): its new home is where the next team
+         * that fits binds it; bound, it moves now (the next go publishes
+         * the place) */
+        if (slot->place != slot->home || bp_pool_bind(slot, bp_pool.caller_place))
             slot->home = bp_pool.caller_place;
         break;
     }
