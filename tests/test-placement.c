@@ -30,6 +30,7 @@
 #include "check.h"
 
 int omp_get_place_num(void);
+int omp_get_max_threads(void);
 
 enum { MAX_TEAM = 1024 };
 
@@ -93,19 +94,28 @@ int main(int argc, char **argv)
     CHECK_EQ(pthread_getaffinity_np(pthread_self(), sizeof mask0, &mask0), 0);
     int ncpus = CPU_COUNT(&mask0);
     if (strcmp(mode, "default") == 0) {
-        int before = sched_getcpu();
+        /* The pool starts on the CPU the caller runs on, which it leaves to
+         * the caller: the caller is held on one CPU for the first region so
+         * that the kernel cannot move it between the pool's look and ours
+         * (after the runtime has read the process's CPUs) */
+        CHECK_EQ(omp_get_max_threads(), ncpus);
+        int start = sched_getcpu();
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(start, &one);
+        CHECK_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
         CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
         CHECK_EQ(seen.team, ncpus);
-        CHECK(CPU_EQUAL(&seen.mask[0], &mask0)); /* the caller is not pinned */
+        CHECK(CPU_EQUAL(&seen.mask[0], &one)); /* the pool did not pin it elsewhere */
         check_workers_pinned_apart(&seen, &mask0);
-        /* the caller's CPU at the start is left to it; checked only when
-         * the caller did not move between that read and the region's */
-        if (seen.cpu[0] == before)
-            for (int t = 1; t < seen.team; t++)
-                CHECK_NE(seen.cpu[t], before);
-        else
-            printf("test-placement: the caller moved from CPU %d to %d; "
-                   "its start CPU is not checked\n", before, seen.cpu[0]);
+        for (int t = 1; t < seen.team; t++)
+            CHECK_NE(seen.cpu[t], start);
+        /* unheld, the caller is not pinned: its mask is the one it had,
+         * during and after regions */
+        CHECK_EQ(pthread_setaffinity_np(pthread_self(), sizeof mask0, &mask0), 0);
+        CHECK_EQ(buddypool_parallel(0, look, &seen), 0);
+        CHECK(CPU_EQUAL(&seen.mask[0], &mask0));
+        check_workers_pinned_apart(&seen, &mask0);
         CHECK_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
         CHECK(CPU_EQUAL(&after, &mask0));
     } else if (strcmp(mode, "bind") == 0) {
