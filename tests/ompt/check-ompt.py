@@ -15,6 +15,9 @@ Modes:
               the tool's ompt_start_tool returns NULL / its initialize 0: not
               used (finalize not called), omp_control_tool gives -2
   bad-env     OMP_TOOL=maybe: a warning, and the tool is started
+  pause       the tool on gomp-pause (workers ended by omp_pause_resource and
+              started again): every worker's thread_begin has its thread_end,
+              the restarted workers begin again, the tool's checks are clean
   constructs  the tool from OMP_TOOL_LIBRARIES on constructs.c: every sync
               region, reduction, task and lock the program counted was
               reported, paired, and the tool's own checks are clean
@@ -191,6 +194,20 @@ def main():
     if mode in ("record", "in-program"):
         _, _, out = run(prog, libs)
         check_recorded(out)
+    elif mode == "pause":
+        _, _, out = run(prog, dict(libs, OMP_NUM_THREADS="3", GOMP_PAUSE_BUDDYPOOL="1"))
+        rec = fields(r"^OMPT-RECORD thread_begin.*$", out)
+        if rec is None or "gomp-pause: all checks passed" not in out:
+            fail("no OMPT-RECORD line, or gomp-pause failed", out)
+        if "OMPT-ERROR" in out or rec["errors"] != 0:
+            fail("the tool found errors", out)
+        if rec["thread_end"] != rec["thread_begin"]:
+            fail("thread_end=%d, thread_begin=%d" % (rec["thread_end"], rec["thread_begin"]), out)
+        # a team of 3 has 2 workers: ended by the first hard pause and started
+        # again by the next region, at least
+        if rec["thread_begin"] - rec["initial"] < 4:
+            fail("%d worker thread_begins: the restarted workers were not seen"
+                 % (rec["thread_begin"] - rec["initial"]), out)
     elif mode == "constructs":
         _, _, out = run(prog, dict(libs, OMP_CANCELLATION="true"))
         check_constructs(out)
