@@ -380,7 +380,6 @@ BP_API int omp_get_max_task_priority(void)
  * omp_initial_device (-1), as OpenMP 5.1 has it. */
 BP_API int omp_pause_resource(int kind, int device_num)
 {
-    /* the host: its device number, or omp_initial_device (-1) */
     if ((kind != 1 && kind != 2) || (device_num != omp_get_initial_device() && device_num != -1))
         return -1;
     return bp_pool_pause();

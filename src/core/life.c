@@ -242,9 +242,8 @@ int bp_pool_pause(void)
     if (bp_tls.level > 0)
         return -1;
     /* acquire: the pool's set-up (start's release); a pool never started
-     * has no threads, and the shutdown stops them itself */
-    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire) ||
-        atomic_load_explicit(&bp_pool.shut_down, memory_order_relaxed))
+     * has no threads (bp_teams_pause sees a shutdown under its lock) */
+    if (!atomic_load_explicit(&bp_pool.started, memory_order_acquire))
         return 0;
     bp_teams_pause();
     return 0;

@@ -270,25 +270,32 @@ void bp_pool_atfork_prepare(void) { pthread_mutex_lock(&bp_pool.workers_lock); }
 
 void bp_pool_atfork_parent(void) { pthread_mutex_unlock(&bp_pool.workers_lock); }
 
-void bp_pool_atfork_child(void)
+/* The pool back to slot 0 alone, none of the first `used` slots' workers
+ * existing any more (joined, or not in the child of fork()): under
+ * workers_lock, or with one thread. */
+static void forget_workers(size_t used)
 {
-    pthread_mutex_init(&bp_pool.workers_lock, NULL);
-    size_t used = (size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    /* relaxed: read under the lock, or as a figure */
     atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
-    atomic_store_explicit(&bp_pool.busy_threads, 0, memory_order_relaxed);
     if (bp_pool.idle != NULL)
         memset(bp_pool.idle, 0, (used + 63) / 64 * sizeof *bp_pool.idle);
-    atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
-    /* only the slots the parent used were ever written */
+    /* only the slots used were ever written */
     if (bp_pool.slots != NULL)
         memset(bp_pool.slots, 0, sizeof(struct bp_slot) * used);
 }
 
-void bp_pool_stop(void)
+void bp_pool_atfork_child(void)
 {
-    /* no team is in use: no worker runs, none is started again */
-    pthread_mutex_lock(&bp_pool.workers_lock);
-    int threads = atomic_load_explicit(&bp_pool.threads, memory_order_relaxed);
+    pthread_mutex_init(&bp_pool.workers_lock, NULL);
+    forget_workers((size_t)atomic_load_explicit(&bp_pool.threads, memory_order_relaxed));
+    atomic_store_explicit(&bp_pool.busy_threads, 0, memory_order_relaxed);
+    atomic_store_explicit(&bp_pool.caller_pinned, 0, memory_order_relaxed);
+}
+
+/* Tell workers 1..threads-1 to stop and join them; called with
+ * workers_lock held, which it lets go before it waits. */
+static void stop_and_join(int threads)
+{
     for (int i = 1; i < threads; i++) {
         struct bp_slot *slot = &bp_pool.slots[i];
         slot->go.run = NULL;
@@ -297,6 +304,13 @@ void bp_pool_stop(void)
     pthread_mutex_unlock(&bp_pool.workers_lock);
     for (int i = 1; i < threads; i++)
         pthread_join(bp_pool.slots[i].thread, NULL);
+}
+
+void bp_pool_stop(void)
+{
+    /* no team is in use: no worker runs, none is started again */
+    pthread_mutex_lock(&bp_pool.workers_lock);
+    stop_and_join(atomic_load_explicit(&bp_pool.threads, memory_order_relaxed));
 }
 
 int bp_pool_stop_idle(void)
@@ -309,21 +323,11 @@ int bp_pool_stop_idle(void)
             return 0;
         }
     }
-    for (int w = 1; w < threads; w++) {
-        struct bp_slot *slot = &bp_pool.slots[w];
-        slot->go.run = NULL;
-        bp_flag_set(&slot->go.flag, ++slot->go_count);
-    }
-    pthread_mutex_unlock(&bp_pool.workers_lock);
     /* The caller holds the teams' lock: nothing reserves a worker until the
      * pool is one thread again, and an ending worker takes neither lock. */
-    for (int w = 1; w < threads; w++)
-        pthread_join(bp_pool.slots[w].thread, NULL);
+    stop_and_join(threads);
     pthread_mutex_lock(&bp_pool.workers_lock);
-    memset(bp_pool.idle, 0, ((size_t)threads + 63) / 64 * sizeof *bp_pool.idle);
-    memset(&bp_pool.slots[1], 0, sizeof(struct bp_slot) * (size_t)(threads - 1));
-    /* relaxed: read under the lock, or as a figure */
-    atomic_store_explicit(&bp_pool.threads, 1, memory_order_relaxed);
+    forget_workers((size_t)threads);
     pthread_mutex_unlock(&bp_pool.workers_lock);
     return 1;
 }

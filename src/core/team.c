@@ -230,7 +230,7 @@ static void thread_exit(void *unused)
     if (!kept)
         return;
     bp_teams_lock();
-    drop_hot(bp_self());
+    drop_hot(t);
     bp_teams_unlock();
 }
 
@@ -279,6 +279,20 @@ static struct bp_team *new_team(struct bp_thread *t, int level)
     return team;
 }
 
+/* Forget team in its owner's kept teams and free it; its workers are given
+ * back already. The owner is in no region: the calling thread, or (a
+ * pause) a pool worker waiting for its next start, which orders these
+ * writes before its reads of hot[] and which then ends. Under the lock. */
+static void forget(struct bp_team *team)
+{
+    struct bp_thread *owner = team->owner;
+    for (int i = 0; i < BP_HOT_LEVELS; i++)
+        if (owner->hot[i] == team)
+            owner->hot[i] = NULL;
+    unlink_team(team);
+    free_team(team, 0);
+}
+
 /* Reserve up to n workers into ids; teams_lock held. When the pool can
  * start no more (the thread limit, BP_MAX_THREADS), idle teams give theirs
  * up: the calling thread's own first (its teams of other levels), then other
@@ -296,13 +310,8 @@ static int reserve_ids(struct bp_thread *t, const struct bp_team *keep, int n, i
             if (!atomic_compare_exchange_strong(&team->state, &expected, BP_TEAM_TAKEN))
                 continue;
             give_back(team);
-            if (team->owner == t) {
-                for (int i = 0; i < BP_HOT_LEVELS; i++)
-                    if (t->hot[i] == team)
-                        t->hot[i] = NULL;
-                unlink_team(team);
-                free_team(team, 0);
-            }
+            if (team->owner == t)
+                forget(team);
             got += bp_workers_reserve(n - got, ids + got);
         }
     }
@@ -437,20 +446,6 @@ int bp_teams_stop(const struct timespec *deadline)
         exit_key_made = 0;
     }
     return 1;
-}
-
-/* Forget team in its owner's kept teams and free it; its workers are given
- * back already. The owner is a pool worker waiting for its next start
- * (which orders these writes before its reads of hot[], and which then
- * ends). Under the lock. */
-static void forget(struct bp_team *team)
-{
-    struct bp_thread *owner = team->owner;
-    for (int i = 0; i < BP_HOT_LEVELS; i++)
-        if (owner->hot[i] == team)
-            owner->hot[i] = NULL;
-    unlink_team(team);
-    free_team(team, 0);
 }
 
 int bp_teams_pause(void)
