@@ -378,6 +378,18 @@ BP_API void __kmpc_set_nest_lock(ident_t *loc, int32_t gtid, void **lock);
 BP_API void __kmpc_unset_nest_lock(ident_t *loc, int32_t gtid, void **lock);
 BP_API int __kmpc_test_nest_lock(ident_t *loc, int32_t gtid, void **lock);
 
+/* ---- kmp_collapse.c ---------------------------------------------------- */
+BP_API uint64_t __kmpc_process_loop_nest_rectang(ident_t *loc, int32_t gtid,
+                                                 bounds_info_t *original_bounds_nest,
+                                                 int32_t n);
+BP_API void __kmpc_calc_original_ivs_rectang(ident_t *loc, uint64_t new_iv,
+                                             const bounds_info_t *original_bounds_nest,
+                                             uint64_t *original_ivs, int32_t n);
+BP_API int32_t __kmpc_for_collapsed_init(ident_t *loc, int32_t gtid,
+                                         bounds_info_t *original_bounds_nest,
+                                         bounds_info_t *chunk_bounds_nest, int32_t n,
+                                         int32_t *plastiter);
+
 /* ---- kmp_loop.c -------------------------------------------------------- */
 BP_API void __kmpc_for_static_init_4(ident_t *loc, int32_t gtid, int32_t schedtype,
                                      int32_t *plastiter, int32_t *plower, int32_t *pupper,

@@ -26,6 +26,19 @@ static inline int kmp_barrier_kind(const ident_t *loc)
                                                                : BP_SYNC_BARRIER;
 }
 
+/* One loop of a collapsed nest, as libomp's collapse entry points take
+ * it (kmp_collapse.c): the bounds' and the variable's types (libomp's
+ * loop_type_t, 0 uint8 to 7 int64), the comparison (comparison_t: <=, >=,
+ * !=, <, >), which outer loop's variable lb1 and ub1 multiply, the bounds
+ * lb0 + lb1 * outer and ub0 + ub1 * outer and the step (each stored at
+ * the start of its field in the bounds' type), and the trip count. */
+typedef struct bounds_info {
+    int32_t loop_type, loop_iv_type, comparison, outer_iv;
+    uint64_t lb0_u64, lb1_u64, ub0_u64, ub1_u64;
+    int64_t step_64;
+    uint64_t trip_count;
+} bounds_info_t;
+
 /* An outlined region (or teams) function: the thread numbers, then the
  * region's arguments. */
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);

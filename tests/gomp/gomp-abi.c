@@ -178,37 +178,6 @@ static void sections2(void)
     EXPECT_EQ(hits[5], 0, "GOMP_sections2_start");
 }
 
-/* Run fn in a child; it must abort with `expect` in its message. */
-static void expect_abort(const char *what, void (*fn)(void), const char *expect)
-{
-    int fds[2];
-    if (pipe(fds) != 0) {
-        perror("pipe");
-        exit(1);
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    char msg[400] = "";
-    size_t len = 0;
-    ssize_t got;
-    while (len < sizeof msg - 1 && (got = read(fds[0], msg + len, sizeof msg - 1 - len)) > 0)
-        len += (size_t)got;
-    msg[len] = 0;
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    EXPECT_EQ(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, 1, what);
-    if (strstr(msg, expect) == NULL) {
-        fprintf(stderr, "%s: message '%s' does not name '%s'\n", what, msg, expect);
-        EXPECT_EQ(0, 1, what);
-    }
-}
-
 /* What gcc does for a scan reduction: a one-iteration static loop whose
  * start asks for team-shared memory, used until the construct's end. */
 static void construct_memory(void)
@@ -330,7 +299,7 @@ int main(int argc, char **argv)
     teams4();
     if (argc > 1 && strcmp(argv[1], "buddypool") == 0) {
         fflush(stdout);
-        expect_abort("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
+        check_aborts("zero step", zero_step, "GOMP_loop_start: loop increment is 0");
         teams4_limit();
     }
     return check_summary("gomp-abi");

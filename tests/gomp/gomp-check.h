@@ -7,7 +7,11 @@
 
 #include <omp.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define PRAGMA(x) _Pragma(#x)
 
@@ -68,6 +72,39 @@ static int check_summary(const char *prog)
     }
     printf("%s: all checks passed\n", prog);
     return 0;
+}
+
+/* Run fn in a child process: it must abort (SIGABRT) with `expect` in
+ * what it writes to stderr, the runtime's message for bad input. */
+__attribute__((unused)) static void check_aborts(const char *what, void (*fn)(void),
+                                                 const char *expect)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        exit(1);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    char msg[400] = "";
+    size_t len = 0;
+    ssize_t got;
+    while (len < sizeof msg - 1 && (got = read(fds[0], msg + len, sizeof msg - 1 - len)) > 0)
+        len += (size_t)got;
+    msg[len] = 0;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    EXPECT_EQ(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, 1, what);
+    if (strstr(msg, expect) == NULL) {
+        fprintf(stderr, "%s: message '%s' does not name '%s'\n", what, msg, expect);
+        EXPECT_EQ(0, 1, what);
+    }
 }
 
 #endif
