@@ -23,7 +23,9 @@
  * write that takes more than END_DEADLINE_S (a watchdog thread) ends the
  * process at once, by its signal.
  *
- * The writer thread is made at the profile's start and joined at its end,
+ * The writer thread is made at the profile's start (which returns once the
+ * writer waits, so that a fork() after it never splits a half-started
+ * thread) and joined at its end,
  * when the actions before ours come back (unless the program has set others
  * since); in a child of fork(), where it does not exist, it is made again
  * at the child's first region. */
@@ -44,6 +46,7 @@ static const int ending_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 
 static struct {
     sem_t sem;
+    sem_t ready;       /* the writer posts it once it waits for dumps */
     int sem_made;
     pthread_t thread;
     int running;       /* the writer thread exists (in this process) */
@@ -128,6 +131,7 @@ static void *writer(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    sem_post(&dump.ready);
     for (;;) {
         while (sem_wait(&dump.sem) != 0 && errno == EINTR)
             ;
@@ -193,6 +197,10 @@ void bp_dump_signal_start(void (*write)(_Atomic int *stop), void (*end)(int sig)
     if (!dump.sem_made) {
         if (sem_init(&dump.sem, 0, 0) != 0)
             return;
+        if (sem_init(&dump.ready, 0, 0) != 0) {
+            sem_destroy(&dump.sem);
+            return;
+        }
         dump.sem_made = 1;
     }
     if (sig > 0 && !dump.installed) {
@@ -219,6 +227,14 @@ void bp_dump_signal_start(void (*write)(_Atomic int *stop), void (*end)(int sig)
                 "a process ended by a signal writes no profile");
         return;
     }
+    /* The writer is parked in sem_wait before the profile's start returns:
+     * a fork() that follows (a pre-forking server, the fork-first test)
+     * never finds it half started, holding a lock of the thread library's
+     * or of an allocator that the child would then wait for forever (GCC
+     * 12's AddressSanitizer does not take its allocator's locks across
+     * fork(), so there the child's first malloc hung). */
+    while (sem_wait(&dump.ready) != 0 && errno == EINTR)
+        ;
     dump.running = 1;
     /* release: on_ending reads the pid and then posts to this writer */
     atomic_store_explicit(&dump.pid, getpid(), memory_order_release);
@@ -249,6 +265,7 @@ void bp_dump_signal_stop(void)
         return;
     }
     sem_destroy(&dump.sem);
+    sem_destroy(&dump.ready);
     dump.sem_made = 0;
     dump.running = 0;
     atomic_store_explicit(&dump.pid, 0, memory_order_relaxed);
