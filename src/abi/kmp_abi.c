@@ -120,9 +120,10 @@ static void push_strict(int severity, const char *message)
 }
 
 /* num_threads(list) (OpenMP 6.0): the first item for the next region, the
- * second for the regions its implicit tasks fork (their nthreads-var).
- * The ones after it would be the levels below; they are not kept. 0 when
- * the list gives no count. */
+ * second for the regions its implicit tasks fork (their nthreads-var), and
+ * for every level below them (fork.c's child_icv), as the last item of a
+ * list goes on. A third item and more would be the levels below; they are
+ * not kept, and a warning says so once. 0 when the list gives no count. */
 static int push_list(const char *entry, uint32_t length, const int32_t *list)
 {
     if (length == 0 || list == NULL || list[0] <= 0) {
@@ -138,7 +139,7 @@ static int push_list(const char *entry, uint32_t length, const int32_t *list)
     /* relaxed: only the one warning depends on it */
     if (length > 2 && atomic_exchange_explicit(&warned, 1, memory_order_relaxed) == 0)
         bp_warn("%s: a list of %u counts; the ones after the second are not used (regions "
-                "nested deeper follow nthreads-var); this is said once", entry,
+                "nested deeper get the second); this is said once", entry,
                 (unsigned)length);
     return 1;
 }

@@ -24,7 +24,10 @@ struct bp_icv {
     int nthreads;          /* nthreads-var; 0: the default team */
     int run_sched;         /* run-sched-var: BP_OMP_*, maybe | BP_OMP_MONOTONIC */
     int run_chunk;         /* its chunk (an int, as omp_set_schedule's); 0: the default */
-    int16_t dynamic;       /* dyn-var: teams no larger than the allowed CPUs */
+    int8_t dynamic;        /* dyn-var: teams no larger than the allowed CPUs */
+    int8_t nthreads_pushed; /* nthreads-var's list came from a num_threads list */
+                           /* (its last item goes on for the levels below), */
+                           /* not from OMP_NUM_THREADS's */
     int16_t proc_bind;     /* bind-var: omp_proc_bind_t (a region's policy when a */
                            /* binding is asked for, and no proc_bind clause) */
     int max_active_levels; /* max-active-levels-var */

@@ -55,15 +55,18 @@
 
 /* The ICVs of the implicit tasks of a region at `level` forked by t, a
  * task with `parent`'s: their nthreads-var is the one a num_threads list
- * pushed for them (taken here, once), else OMP_NUM_THREADS's list's for
- * the level, else the parent's. */
+ * pushed for them (taken here, once), else, while the list is still
+ * OMP_NUM_THREADS's, its item for the level, else the parent's. A pushed
+ * list replaces the whole list (OpenMP 6.0): its last item goes on for
+ * every level below, as the last item of any nthreads-var list does. */
 static struct bp_icv child_icv(struct bp_thread *t, const struct bp_icv *parent, int level)
 {
     struct bp_icv c = *parent;
     if (__builtin_expect(t->pushed_nested > 0, 0)) {
         c.nthreads = t->pushed_nested;
+        c.nthreads_pushed = 1;
         t->pushed_nested = 0;
-    } else if (level < bp_config.nthreads_levels)
+    } else if (level < bp_config.nthreads_levels && !parent->nthreads_pushed)
         c.nthreads = bp_config.nthreads_list[level];
     if (level < bp_config.bind_levels)
         c.proc_bind = bp_config.bind_list[level];

@@ -6,7 +6,9 @@
  * (a nested region past max-active-levels) warns and goes on with the
  * team it got, or, at severity(fatal) (run with the argument `fatal`),
  * stops the program. A list gives its first count to the region and its
- * second to the regions that region's threads fork, and no other region.
+ * second to the regions that region's threads fork and to those nested
+ * deeper (the last count of a list goes on), and no other region; run
+ * also with OMP_NUM_THREADS=2,2,2, whose list the pushed one replaces.
  * Built by clang, on buddypool and on libomp. */
 #include <omp.h>
 #include <stdint.h>
@@ -45,7 +47,8 @@ int main(int argc, char **argv)
     }
     EXPECT_EQ(inner, 1, "a strict count past max-active-levels: the team it got");
 
-    omp_set_max_active_levels(2);
+    omp_set_max_active_levels(3);
+    int deeper = 0;
     int before_max = omp_get_max_threads();
     int32_t list[2] = {2, 3};
     __kmpc_push_num_threads_list(NULL, __kmpc_global_thread_num(NULL), 2, list);
@@ -57,14 +60,23 @@ int main(int argc, char **argv)
             inner_max = omp_get_max_threads();
         }
 #pragma omp parallel
+        {
 #pragma omp single
-        if (omp_get_ancestor_thread_num(1) == 0)
-            inner = omp_get_num_threads();
+            if (omp_get_ancestor_thread_num(1) == 0)
+                inner = omp_get_num_threads();
+            /* a level deeper, the list's last count goes on (also over an
+             * OMP_NUM_THREADS list: the pushed list replaced it) */
+#pragma omp parallel
+#pragma omp single
+            if (omp_get_ancestor_thread_num(1) == 0 && omp_get_ancestor_thread_num(2) == 0)
+                deeper = omp_get_num_threads();
+        }
     }
     after_max = omp_get_max_threads();
     EXPECT_EQ(got, 2, "num_threads(2, 3): the region");
     EXPECT_EQ(inner_max, 3, "num_threads(2, 3): its threads' nthreads-var");
     EXPECT_EQ(inner, 3, "num_threads(2, 3): the region nested in it");
+    EXPECT_EQ(deeper, 3, "num_threads(2, 3): a region nested a level deeper");
     EXPECT_EQ(after_max, before_max, "num_threads(2, 3): the caller's nthreads-var");
 #pragma omp parallel
 #pragma omp single
