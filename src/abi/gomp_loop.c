@@ -411,39 +411,57 @@ BP_API bool GOMP_sections_end_cancel(void) { return ws_end_cancel(); }
  * has ended the loop (bp_loop_finish). */
 struct doacross {
     unsigned n;
-    gomp_ull counts[BP_DOACROSS_DIMS];
+    gomp_ull *counts; /* n of them, after every thread's struct */
     _Atomic uint64_t *bits;
 };
 
-/* Bytes of construct memory ahead of a doacross loop's own (user) part. */
-static size_t doacross_size(const char *who, unsigned ncounts, const gomp_ull *counts, int nth)
+/* Loop d's iteration count: gcc's long counts are never negative (an
+ * empty loop has 0); the ull forms' are as given. */
+static gomp_ull count_at(const long *lcounts, const gomp_ull *ucounts, unsigned d)
+{
+    if (ucounts != NULL)
+        return ucounts[d];
+    return lcounts[d] > 0 ? (gomp_ull)lcounts[d] : 0;
+}
+
+/* Bytes of construct memory ahead of a doacross loop's own (user) part:
+ * each thread's struct, then each thread's counts, then the bits. */
+static size_t doacross_size(const char *who, unsigned ncounts, const long *lcounts,
+                            const gomp_ull *ucounts, int nth)
 {
     bp_doacross_dims(who, (long)ncounts);
     uint64_t total = 1;
     for (unsigned d = 0; d < ncounts; d++)
-        if (__builtin_mul_overflow(total, counts[d], &total))
+        if (__builtin_mul_overflow(total, count_at(lcounts, ucounts, d), &total))
             total = UINT64_MAX;
-    size_t bytes = bp_doacross_bytes(who, total, (size_t)nth * sizeof(struct doacross));
+    size_t head = (size_t)nth * (sizeof(struct doacross) + ncounts * sizeof(gomp_ull));
+    size_t bytes = bp_doacross_bytes(who, total, head);
     return (bytes + 63) & ~(size_t)63;
 }
 
-/* Start t's part of a doacross loop of counts[0] outer iterations with the
- * schedule (BP_LOOP_*, SCHED_RUNTIME) and chunk; *user: the size of the
- * construct memory the compiled code wants after ours, then its address. */
+/* Start t's part of a doacross loop of ncounts ordered loops (their counts
+ * as longs or as ull) with the schedule (BP_LOOP_*, SCHED_RUNTIME) and
+ * chunk; *user: the size of the construct memory the compiled code wants
+ * after ours, then its address. */
 static void doacross_begin(const char *who, struct bp_thread *t, unsigned ncounts,
-                           const gomp_ull *counts, int sched, uint64_t chunk, void **user)
+                           const long *lcounts, const gomp_ull *ucounts, int sched,
+                           uint64_t chunk, void **user)
 {
-    size_t ours = doacross_size(who, ncounts, counts, t->team_size);
+    int nth = t->team_size;
+    size_t ours = doacross_size(who, ncounts, lcounts, ucounts, nth);
     size_t extra = user != NULL ? (size_t)(uintptr_t)*user : 0;
-    struct ws_setup s = {.empty = counts[0] == 0, .last = counts[0] - 1, .base = 0, .step = 1};
+    gomp_ull outer = count_at(lcounts, ucounts, 0);
+    struct ws_setup s = {.empty = outer == 0, .last = outer - 1, .base = 0, .step = 1};
     bp_gomp_set_schedule(&s, sched, chunk, 0);
     void *mem = (void *)(uintptr_t)(ours + extra);
     ws_begin_mem(t, &s, &mem);
     struct doacross *own = (struct doacross *)mem + t->tid;
+    gomp_ull *counts = (gomp_ull *)((struct doacross *)mem + nth);
     own->n = ncounts;
+    own->counts = counts + (size_t)t->tid * ncounts;
     for (unsigned d = 0; d < ncounts; d++)
-        own->counts[d] = counts[d];
-    own->bits = (_Atomic uint64_t *)((struct doacross *)mem + t->team_size);
+        own->counts[d] = count_at(lcounts, ucounts, d);
+    own->bits = (_Atomic uint64_t *)(counts + (size_t)nth * ncounts);
     if (user != NULL)
         *user = extra ? (char *)mem + ours : NULL;
 }
@@ -456,51 +474,23 @@ static struct doacross *doacross_of(const char *who, struct bp_thread *t)
     return (struct doacross *)t->loop.mem + t->tid;
 }
 
-/* The bit of an iteration vector; UINT64_MAX: outside the space. */
-static uint64_t doacross_index(const struct doacross *a, const gomp_ull *v)
+/* The bit of an iteration vector, built loop by loop: index so far, times
+ * loop d's count, plus v (UINT64_MAX once a v is outside the space; a
+ * negative long is outside too). */
+static uint64_t doacross_index(const struct doacross *a, unsigned d, uint64_t index, gomp_ull v)
 {
-    uint64_t index = 0;
-    for (unsigned d = 0; d < a->n; d++) {
-        if (v[d] >= a->counts[d])
-            return UINT64_MAX;
-        index = index * a->counts[d] + v[d];
-    }
-    return index;
-}
-
-static void doacross_post(const char *who, const gomp_ull *v)
-{
-    struct doacross *a = doacross_of(who, bp_self());
-    uint64_t bit = doacross_index(a, v);
-    if (bit != UINT64_MAX)
-        bp_doacross_post(a->bits, bit);
-}
-
-static void doacross_wait(const char *who, const gomp_ull *v)
-{
-    struct doacross *a = doacross_of(who, bp_self());
-    uint64_t bit = doacross_index(a, v);
-    if (bit != UINT64_MAX) /* else no such iteration: no dependence */
-        bp_doacross_wait(a->bits, bit);
-}
-
-/* gcc's counts are longs: none is negative (an empty loop has 0). */
-static void long_counts(const char *who, unsigned ncounts, const long *counts, gomp_ull *out)
-{
-    bp_doacross_dims(who, (long)ncounts);
-    for (unsigned d = 0; d < ncounts; d++)
-        out[d] = counts[d] > 0 ? (gomp_ull)counts[d] : 0;
+    if (index == UINT64_MAX || v >= a->counts[d])
+        return UINT64_MAX;
+    return index * a->counts[d] + v;
 }
 
 #define BP_GOMP_DOACROSS_START(name, sched)                                                \
     BP_API bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts,          \
                                                   long chunk, long *istart, long *iend)    \
     {                                                                                      \
-        gomp_ull c[BP_DOACROSS_DIMS];                                                      \
-        long_counts("GOMP_loop_doacross_" #name "_start", ncounts, counts, c);             \
         struct bp_thread *t = bp_self();                                                   \
-        doacross_begin("GOMP_loop_doacross_" #name "_start", t, ncounts, c, sched,         \
-                       chunk > 0 ? (uint64_t)chunk : 0, NULL);                             \
+        doacross_begin("GOMP_loop_doacross_" #name "_start", t, ncounts, counts, NULL,     \
+                       sched, chunk > 0 ? (uint64_t)chunk : 0, NULL);                      \
         return long_next(t, istart, iend);                                                 \
     }                                                                                      \
     BP_API bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, gomp_ull *counts,  \
@@ -508,7 +498,7 @@ static void long_counts(const char *who, unsigned ncounts, const long *counts, g
                                                       gomp_ull *iend)                      \
     {                                                                                      \
         struct bp_thread *t = bp_self();                                                   \
-        doacross_begin("GOMP_loop_ull_doacross_" #name "_start", t, ncounts, counts,       \
+        doacross_begin("GOMP_loop_ull_doacross_" #name "_start", t, ncounts, NULL, counts, \
                        sched, chunk, NULL);                                                \
         return ull_next(t, istart, iend);                                                  \
     }
@@ -536,12 +526,10 @@ BP_API bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
 {
     static const char who[] = "GOMP_loop_doacross_start";
     task_reductions(reductions);
-    gomp_ull c[BP_DOACROSS_DIMS];
-    long_counts(who, ncounts, counts, c);
     struct ws_setup s;
     set_gfs_schedule(who, &s, sched, chunk > 0 ? (uint64_t)chunk : 0, 0);
     struct bp_thread *t = bp_self();
-    doacross_begin(who, t, ncounts, c, s.sched, s.chunk, mem);
+    doacross_begin(who, t, ncounts, counts, NULL, s.sched, s.chunk, mem);
     return istart == NULL ? true : long_next(t, istart, iend);
 }
 
@@ -555,7 +543,7 @@ BP_API bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *c
     struct ws_setup s;
     set_gfs_schedule(who, &s, sched, (uint64_t)chunk, 0);
     struct bp_thread *t = bp_self();
-    doacross_begin(who, t, ncounts, counts, s.sched, s.chunk, mem);
+    doacross_begin(who, t, ncounts, NULL, counts, s.sched, s.chunk, mem);
     return istart == NULL ? true : ull_next(t, istart, iend);
 }
 
@@ -563,10 +551,8 @@ BP_API bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, lon
                                              long *iend)
 {
     static const char who[] = "GOMP_loop_doacross_runtime_start";
-    gomp_ull c[BP_DOACROSS_DIMS];
-    long_counts(who, ncounts, counts, c);
     struct bp_thread *t = bp_self();
-    doacross_begin(who, t, ncounts, c, SCHED_RUNTIME, 0, NULL);
+    doacross_begin(who, t, ncounts, counts, NULL, SCHED_RUNTIME, 0, NULL);
     return long_next(t, istart, iend);
 }
 
@@ -575,8 +561,8 @@ BP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long
                                                  unsigned long long *iend)
 {
     struct bp_thread *t = bp_self();
-    doacross_begin("GOMP_loop_ull_doacross_runtime_start", t, ncounts, counts, SCHED_RUNTIME,
-                   0, NULL);
+    doacross_begin("GOMP_loop_ull_doacross_runtime_start", t, ncounts, NULL, counts,
+                   SCHED_RUNTIME, 0, NULL);
     return ull_next(t, istart, iend);
 }
 
@@ -584,40 +570,47 @@ BP_API bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long
 BP_API void GOMP_doacross_post(long *counts)
 {
     struct doacross *a = doacross_of("GOMP_doacross_post", bp_self());
-    gomp_ull v[BP_DOACROSS_DIMS];
+    uint64_t bit = 0;
     for (unsigned d = 0; d < a->n; d++)
-        v[d] = (gomp_ull)counts[d]; /* a negative one: out of the space */
-    doacross_post("GOMP_doacross_post", v);
+        bit = doacross_index(a, d, bit, (gomp_ull)counts[d]); /* a negative one: outside */
+    if (bit != UINT64_MAX)
+        bp_doacross_post(a->bits, bit);
 }
 
 BP_API void GOMP_doacross_ull_post(unsigned long long *counts)
 {
-    doacross_post("GOMP_doacross_ull_post", counts);
+    struct doacross *a = doacross_of("GOMP_doacross_ull_post", bp_self());
+    uint64_t bit = 0;
+    for (unsigned d = 0; d < a->n; d++)
+        bit = doacross_index(a, d, bit, counts[d]);
+    if (bit != UINT64_MAX)
+        bp_doacross_post(a->bits, bit);
 }
 
-/* depend(sink: ...): the sink's vector, one argument per ordered loop. */
+/* depend(sink: ...): the sink's vector, one argument per ordered loop; a
+ * sink outside the space is no dependence. */
 BP_API void GOMP_doacross_wait(long first, ...)
 {
     struct doacross *a = doacross_of("GOMP_doacross_wait", bp_self());
-    gomp_ull v[BP_DOACROSS_DIMS];
-    v[0] = (gomp_ull)first;
+    uint64_t bit = doacross_index(a, 0, 0, (gomp_ull)first);
     va_list ap;
     va_start(ap, first);
     for (unsigned d = 1; d < a->n; d++)
-        v[d] = (gomp_ull)va_arg(ap, long);
+        bit = doacross_index(a, d, bit, (gomp_ull)va_arg(ap, long));
     va_end(ap);
-    doacross_wait("GOMP_doacross_wait", v);
+    if (bit != UINT64_MAX)
+        bp_doacross_wait(a->bits, bit);
 }
 
 BP_API void GOMP_doacross_ull_wait(unsigned long long first, ...)
 {
     struct doacross *a = doacross_of("GOMP_doacross_ull_wait", bp_self());
-    gomp_ull v[BP_DOACROSS_DIMS];
-    v[0] = first;
+    uint64_t bit = doacross_index(a, 0, 0, first);
     va_list ap;
     va_start(ap, first);
     for (unsigned d = 1; d < a->n; d++)
-        v[d] = va_arg(ap, unsigned long long);
+        bit = doacross_index(a, d, bit, va_arg(ap, unsigned long long));
     va_end(ap);
-    doacross_wait("GOMP_doacross_ull_wait", v);
+    if (bit != UINT64_MAX)
+        bp_doacross_wait(a->bits, bit);
 }

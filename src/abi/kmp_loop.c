@@ -362,10 +362,13 @@ BP_API void __kmpc_end_ordered(ident_t *loc, int32_t gtid)
 struct kmp_dim {
     int64_t lo, up, st;
 };
+struct kmp_loop_dim {
+    int64_t lo, st;
+    uint64_t count;
+};
 struct kmp_doacross {
     int n;
-    int64_t lo[BP_DOACROSS_DIMS], st[BP_DOACROSS_DIMS];
-    uint64_t count[BP_DOACROSS_DIMS];
+    struct kmp_loop_dim *dim; /* n of them, after every thread's struct */
     _Atomic uint64_t *bits;
 };
 
@@ -389,20 +392,23 @@ BP_API void __kmpc_doacross_init(ident_t *loc, int32_t gtid, int32_t num_dims, c
     static const char who[] = "__kmpc_doacross_init";
     bp_doacross_dims(who, num_dims);
     const struct kmp_dim *d = dims;
-    struct kmp_doacross g = {.n = num_dims};
     uint64_t total = 1;
-    for (int i = 0; i < num_dims; i++) {
-        g.lo[i] = d[i].lo;
-        g.st[i] = d[i].st;
-        g.count[i] = dim_count(&d[i]);
-        if (__builtin_mul_overflow(total, g.count[i], &total))
+    for (int i = 0; i < num_dims; i++)
+        if (__builtin_mul_overflow(total, dim_count(&d[i]), &total))
             total = UINT64_MAX;
-    }
+    /* each thread's struct, then each thread's loops, then the bits */
     struct bp_thread *t = bp_self();
-    size_t bytes = bp_doacross_bytes(who, total, (size_t)t->team_size * sizeof g);
-    struct kmp_doacross *all = bp_construct_begin(t, bytes, who);
-    g.bits = (_Atomic uint64_t *)(all + t->team_size);
-    all[t->team_size > 1 ? t->tid : 0] = g;
+    size_t nth = (size_t)t->team_size, n = (size_t)num_dims;
+    size_t head = nth * (sizeof(struct kmp_doacross) + n * sizeof(struct kmp_loop_dim));
+    struct kmp_doacross *all = bp_construct_begin(t, bp_doacross_bytes(who, total, head), who);
+    struct kmp_loop_dim *dim = (struct kmp_loop_dim *)(all + nth);
+    size_t me = nth > 1 ? (size_t)t->tid : 0;
+    struct kmp_doacross *g = &all[me];
+    g->n = num_dims;
+    g->dim = dim + me * n;
+    for (size_t i = 0; i < n; i++)
+        g->dim[i] = (struct kmp_loop_dim){d[i].lo, d[i].st, dim_count(&d[i])};
+    g->bits = (_Atomic uint64_t *)(dim + nth * n);
 }
 
 /* The bit of the iteration vec names; -1 when it is outside the space. */
@@ -416,14 +422,15 @@ static int64_t doacross_bit(const char *who, struct kmp_doacross **out, const in
     *out = g;
     uint64_t index = 0;
     for (int i = 0; i < g->n; i++) {
-        int64_t off = g->st[i] > 0 ? vec[i] - g->lo[i] : g->lo[i] - vec[i];
-        uint64_t step = g->st[i] > 0 ? (uint64_t)g->st[i] : 0 - (uint64_t)g->st[i];
+        const struct kmp_loop_dim *l = &g->dim[i];
+        int64_t off = l->st > 0 ? vec[i] - l->lo : l->lo - vec[i];
+        uint64_t step = l->st > 0 ? (uint64_t)l->st : 0 - (uint64_t)l->st;
         if (off < 0 || (uint64_t)off % step != 0)
             return -1;
         uint64_t k = (uint64_t)off / step;
-        if (k >= g->count[i])
+        if (k >= l->count)
             return -1;
-        index = index * g->count[i] + k;
+        index = index * l->count + k;
     }
     return (int64_t)index;
 }

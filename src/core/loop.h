@@ -90,8 +90,10 @@ void bp_construct_end(struct bp_thread *t, const char *who);
  * depend(sink) waits until it is set (acquire), spinning, then yielding:
  * the iteration waited for is running or next on another thread. */
 void bp_doacross_post(_Atomic uint64_t *bits, uint64_t bit);
-/* Up to this many ordered loops in a doacross nest. */
-enum { BP_DOACROSS_DIMS = 16 };
+/* Up to this many ordered loops in a doacross nest: a bound on nonsense
+ * (a count read from garbage), far above any nest's depth; the geometry
+ * lives in the construct's memory, so a deep nest costs memory only. */
+enum { BP_DOACROSS_DIMS = 4096 };
 /* A stop naming who unless 1 <= dims <= BP_DOACROSS_DIMS. */
 void bp_doacross_dims(const char *who, long dims);
 /* The construct memory of a doacross nest of total iterations

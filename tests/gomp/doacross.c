@@ -8,7 +8,8 @@
  * sinks in both dimensions and sinks outside the iteration space, the same
  * nest collapsed (a row's iterations on several threads), an
  * unsigned long long loop, a nowait loop, and a loop with a task
- * reduction (gcc's generic GOMP_loop_doacross_start). */
+ * reduction (gcc's generic GOMP_loop_doacross_start), and a nest of 20
+ * ordered loops. */
 #include <string.h>
 
 #include "gomp-check.h"
@@ -161,6 +162,36 @@ static void in_region(void)
     EXPECT_EQ(sum, (long)(N - 1) * N, "its task reduction");
 }
 
+/* ordered(20): the outer loop, eighteen loops of one iteration each, and
+ * a loop of two, whose sinks name the row before ((i - 1, ..., k)) and the
+ * iteration before in the row ((i, ..., k - 1), outside the space when k
+ * is 0): deeper than a fixed table of loops would hold. */
+#define ONE(v) for (int v = 0; v < 1; v++)
+static long deep[N][2];
+static void deep_nest(void)
+{
+    memset(deep, 0, sizeof deep);
+    memset(runs, 0, sizeof runs);
+    PRAGMA(omp parallel for ordered(20) schedule(dynamic, 3))
+    for (int i = 1; i < N; i++)
+        ONE(j1) ONE(j2) ONE(j3) ONE(j4) ONE(j5) ONE(j6) ONE(j7) ONE(j8) ONE(j9)
+        ONE(j10) ONE(j11) ONE(j12) ONE(j13) ONE(j14) ONE(j15) ONE(j16) ONE(j17) ONE(j18)
+        for (int k = 0; k < 2; k++) {
+            _Pragma("omp ordered depend(sink : i - 1, j1, j2, j3, j4, j5, j6, j7, j8, j9, \
+j10, j11, j12, j13, j14, j15, j16, j17, j18, k) \
+depend(sink : i, j1, j2, j3, j4, j5, j6, j7, j8, j9, \
+j10, j11, j12, j13, j14, j15, j16, j17, j18, k - 1)")
+            deep[i][k] = deep[i - 1][k] + (k == 1 ? deep[i][0] : 1);
+            __atomic_fetch_add(&runs[i], 1, __ATOMIC_RELAXED);
+            PRAGMA(omp ordered depend(source))
+        }
+    for (int i = 1; i < N; i++) {
+        EXPECT_EQ(runs[i], 2, "ordered(20): each iteration once");
+        EXPECT_EQ(deep[i][0], i, "ordered(20): after the row before");
+        EXPECT_EQ(deep[i][1], (long)i * (i + 1) / 2, "ordered(20): after the iteration before");
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* argument "buddypool": the runtime under test is buddypool */
@@ -180,5 +211,6 @@ int main(int argc, char **argv)
     wavefront(past_end);
     ull_loop();
     in_region();
+    deep_nest();
     return check_summary("doacross");
 }
