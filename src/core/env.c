@@ -735,21 +735,23 @@ int bp_config_max_threads(void)
  * omp_set_teams_thread_limit (teams.c). 0: unset. */
 static _Atomic int nteams_var = -1, teams_thread_limit_var = -1;
 
-static int league_var(_Atomic int *v, int from_env)
+/* The environment's value is read only after the configuration is loaded
+ * (a program's first call may be omp_get_max_teams). */
+static int league_var(_Atomic int *v, const int *from_env)
 {
     int x = atomic_load_explicit(v, memory_order_relaxed);
     if (x < 0) { /* not yet set by a call: the environment's */
         bp_config_load();
-        x = from_env;
+        x = *from_env;
     }
     return x;
 }
 
-int bp_nteams_var(void) { return league_var(&nteams_var, bp_config.nteams); }
+int bp_nteams_var(void) { return league_var(&nteams_var, &bp_config.nteams); }
 
 int bp_teams_thread_limit_var(void)
 {
-    return league_var(&teams_thread_limit_var, bp_config.teams_thread_limit);
+    return league_var(&teams_thread_limit_var, &bp_config.teams_thread_limit);
 }
 
 void bp_set_nteams_var(int n)
