@@ -222,8 +222,10 @@ static inline int team_size_for(struct bp_thread *t, int n)
 }
 
 /* Contention groups. Each application thread is a contention group of its
- * own, as OpenMP defines it and libgomp and libomp keep it: under a thread
- * limit, the threads of its running teams, nested ones included, are
+ * own, as OpenMP defines it and libgomp and libomp keep it, and so is each
+ * team of a teams construct: under a thread limit (OMP_THREAD_LIMIT, or
+ * the thread_limit of a teams or target construct, thread-limit-var of the
+ * task), the threads of its running teams, nested ones included, are
  * counted against the limit, and no other application thread's teams are.
  * The group's outermost active region (its forking thread in no active
  * region) is the count: it gets up to the limit (team_size_for) and sets the
@@ -236,11 +238,20 @@ static _Atomic int *group_of(struct bp_thread *t)
     return t->act_ptr != NULL ? t->act_ptr->group : &t->group_busy;
 }
 
-/* The team a region nested in an active one may have: want, or fewer, as
- * the group's count leaves room; adds them to the count when `claim`. */
-static int group_share(_Atomic int *busy, int want, int claim)
+/* Whether t's regions are counted against a contention group's limit. */
+static inline int group_limited(struct bp_thread *t)
 {
-    int limit = bp_pool.team_max;
+    return bp_config.thread_limit > 0 || bp_icv(t)->thread_limit > 0;
+}
+
+/* The team a region nested in an active one may have: want, or fewer, as
+ * the group's count leaves room under t's thread-limit-var; adds them to
+ * the count when `claim`. */
+static int group_share(struct bp_thread *t, _Atomic int *busy, int want, int claim)
+{
+    int limit = bp_icv(t)->thread_limit;
+    if (limit <= 0 || limit > bp_pool.team_max)
+        limit = bp_pool.team_max;
     /* relaxed: a count, which orders nothing else */
     int have = atomic_load_explicit(busy, memory_order_relaxed), add;
     do {
@@ -262,7 +273,7 @@ static int group_claim(struct bp_thread *t, struct bp_fork_frame *f, int want)
     f->group_outer = t->act_ptr == NULL;
     if (f->group_outer) /* the group's count is this region's size */
         return want;
-    int n = group_share(f->group, want, 1);
+    int n = group_share(t, f->group, want, 1);
     f->group_added = n - 1;
     return n;
 }
@@ -284,8 +295,8 @@ int bp_region_size(struct bp_thread *t, int team_size)
 {
     fork_ready(); /* the caps need the pool's limits */
     int n = team_size_for(t, team_size > 0 ? team_size : requested_threads(t));
-    if (bp_config.thread_limit > 0 && n > 1 && t->act_ptr != NULL)
-        n = group_share(group_of(t), n, 0); /* what the group leaves now */
+    if (n > 1 && t->act_ptr != NULL && group_limited(t))
+        n = group_share(t, group_of(t), n, 0); /* what the group leaves now */
     return n > 0 ? n : 1;
 }
 
@@ -501,7 +512,7 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     f->team_size = 1;
     f->team = NULL;
     f->group = NULL;
-    if (__builtin_expect(bp_config.thread_limit > 0, 0) && team_size > 1)
+    if (__builtin_expect(team_size > 1 && group_limited(t), 0))
         team_size = group_claim(t, f, team_size);
     /* No region takes a lock: each runs on a team of its own (team.c). */
     bp_hook_region_begin(&f->hook, t->level + 1, fn, requested);
