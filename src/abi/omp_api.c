@@ -95,13 +95,13 @@ BP_API int omp_get_max_active_levels(void) { return bp_icv(bp_self())->max_activ
 
 BP_API int omp_get_supported_active_levels(void) { return BP_SUPPORTED_LEVELS; }
 
-/* run-sched-var of the calling task, the monotonic modifier kept. A chunk
- * below 1 means the default (0 for static, as libgomp and libomp give it
+/* run-sched-var of the calling task, the monotonic modifier kept, libomp's
+ * trapezoidal kind (101) too. A chunk below 1 means the default (0 for static, as libgomp and libomp give it
  * back; 1 for the others). */
 BP_API void omp_set_schedule(omp_sched_t kind, int chunk)
 {
     int k = (int)((unsigned)kind & ~(unsigned)omp_sched_monotonic);
-    if (k < omp_sched_static || k > omp_sched_auto) {
+    if ((k < omp_sched_static || k > omp_sched_auto) && k != BP_OMP_TRAPEZOIDAL) {
         bp_warn("omp_set_schedule(%d, %d): unknown schedule kind; ignored", (int)kind, chunk);
         return;
     }

@@ -16,6 +16,7 @@ static const char *sched_name(int kind)
     case BP_OMP_DYNAMIC: return "DYNAMIC";
     case BP_OMP_GUIDED: return "GUIDED";
     case BP_OMP_AUTO: return "AUTO";
+    case BP_OMP_TRAPEZOIDAL: return "TRAPEZOIDAL";
     default: return "STATIC";
     }
 }

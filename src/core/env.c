@@ -574,13 +574,16 @@ static void load_flag(const char *name, int *out)
         bp_warn("%s='%s' is neither 0 nor 1; using 0", name, s);
 }
 
-/* OMP_SCHEDULE: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk] */
+/* OMP_SCHEDULE: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk],
+ * and libomp's extension kinds: trapezoidal (kept as itself, run as
+ * guided) and static_steal (libomp reports and runs it as dynamic). */
 static void load_schedule(void)
 {
     const char *s = getenv("OMP_SCHEDULE");
     if (s == NULL)
         return;
     static const char *const kinds[] = {"static", "dynamic", "guided", "auto"};
+    static const char *const libomp_kinds[] = {"trapezoidal", "static_steal"};
     const char *p = s;
     while (isspace((unsigned char)*p))
         p++;
@@ -598,6 +601,10 @@ static void load_schedule(void)
     size_t n = strcspn(p, ", \t");
     int i = word_index(p, n, kinds, 4, strncasecmp);
     int kind = i >= 0 ? BP_OMP_STATIC + i : 0;
+    if (i < 0) {
+        i = word_index(p, n, libomp_kinds, 2, strncasecmp);
+        kind = i == 0 ? BP_OMP_TRAPEZOIDAL : i == 1 ? BP_OMP_DYNAMIC : 0;
+    }
     p += n;
     while (isspace((unsigned char)*p))
         p++;
@@ -611,8 +618,9 @@ static void load_schedule(void)
         bp_config.icv.run_sched = kind | monotonic;
         bp_config.icv.run_chunk = (int)chunk;
     } else {
-        bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided "
-                "or auto with an optional chunk of 1 to %d; using static", s, INT_MAX);
+        bp_warn("OMP_SCHEDULE='%s' is not [monotonic:|nonmonotonic:]static, dynamic, guided, "
+                "auto (or libomp's trapezoidal or static_steal) with an optional chunk of 1 to "
+                "%d; using static", s, INT_MAX);
     }
 }
 

@@ -13,6 +13,10 @@
  * __kmpc_get_target_offload answers. */
 enum { BP_OFFLOAD_DISABLED = 0, BP_OFFLOAD_DEFAULT = 1, BP_OFFLOAD_MANDATORY = 2 };
 enum { BP_OMP_STATIC = 1, BP_OMP_DYNAMIC = 2, BP_OMP_GUIDED = 3, BP_OMP_AUTO = 4 };
+/* libomp's extension kind (kmp_sched_trapezoidal), from OMP_SCHEDULE or
+ * omp_set_schedule: run as guided, which also hands out chunks that shrink
+ * from the first to the last, and reported as set. */
+enum { BP_OMP_TRAPEZOIDAL = 101 };
 #define BP_OMP_MONOTONIC ((int)0x80000000u)
 
 /* The ICVs of an implicit task (the OpenMP data environment). The implicit

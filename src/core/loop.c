@@ -156,6 +156,7 @@ void bp_runtime_schedule(struct bp_thread *t, int *sched, uint64_t *chunk)
         *sched = BP_LOOP_DYNAMIC;
         break;
     case BP_OMP_GUIDED:
+    case BP_OMP_TRAPEZOIDAL: /* chunks shrinking from first to last, as guided's */
         *sched = BP_LOOP_GUIDED;
         break;
     default: /* static, and auto: the runtime's choice is static */

@@ -312,6 +312,9 @@ static void schedule_from_environment(void)
         {"guided", 3, 1},
         {"static", 1, 0},
         {"monotonic:static,2", 0x80000001u, 2},
+        /* libomp's extension kinds (clang programs on libomp and buddypool) */
+        {"trapezoidal,13", 101, 13},
+        {"static_steal,14", 2, 14},
     };
     const char *env = getenv("OMP_SCHEDULE");
     if (env == NULL)
