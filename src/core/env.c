@@ -31,6 +31,7 @@ struct bp_config bp_config = {
     .icv = {.run_sched = BP_OMP_STATIC, .max_active_levels = 1, .num_teams = 1,
             .default_allocator = 1},
     .target_offload = BP_OFFLOAD_DEFAULT,
+    .task_throttle = 1,
 };
 
 /* Parse a whole decimal integer in [lo, hi], spaces around allowed. */
@@ -708,6 +709,10 @@ static void load_all(void)
     load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
     load_schedule();
+    /* libomp's switch for running a task at once when its maker's queue
+     * is full; false queues every deferred task (task.c) */
+    if (load_kmp_bool("KMP_ENABLE_TASK_THROTTLING") == 0)
+        bp_config.task_throttle = 0;
     load_profile();
 }
 

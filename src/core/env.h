@@ -78,6 +78,8 @@ struct bp_config {
     int display_env;       /* OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose */
     int display_affinity;  /* OMP_DISPLAY_AFFINITY=true */
     int cancellation;      /* OMP_CANCELLATION=true: cancel-var (cancel.c) */
+    int task_throttle;     /* a task made on a full deque runs at once (1); 0: it waits */
+                           /* in the team's inbox (KMP_ENABLE_TASK_THROTTLING=false) */
     int target_offload;    /* OMP_TARGET_OFFLOAD: BP_OFFLOAD_* (target.c) */
     size_t stack_bytes;    /* OMP_STACKSIZE */
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */

@@ -409,7 +409,8 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         atomic_fetch_add_explicit(&task->pending, 1, memory_order_relaxed);
     } else {
         task_made(task, deferred ? 0 : BP_TASKF_UNDEFERRED, NULL, 0);
-        if ((!deferred || (t->team_size > 1 && bp_task_queue_full(t))) &&
+        if ((!deferred ||
+             (t->team_size > 1 && bp_config.task_throttle && bp_task_queue_full(t))) &&
             !(task->flags & BP_TASK_UNTIED) &&
             atomic_load_explicit(&task->pending, memory_order_relaxed) == 1) {
             /* It runs now, to completion (it waits for no event, and no
@@ -422,8 +423,14 @@ void bp_task_submit(struct bp_thread *t, struct bp_task *task, int deferred)
         }
         task_link(t, task);
     }
-    if (deferred && task->team != NULL && bp_task_queue(t, task))
-        return;
+    if (deferred && task->team != NULL) {
+        if (bp_task_queue(t, task))
+            return;
+        if (!bp_config.task_throttle && t->team_size > 1) {
+            bp_task_inbox(task); /* its maker's deque is full: no throttling */
+            return;
+        }
+    }
     bp_task_run(t, task);
 }
 

@@ -171,6 +171,10 @@ uint32_t bp_tasks_join(struct bp_thread *t, struct bp_team *team, int team_size,
 void bp_tasks_help(int tid, void *ctx);
 /* A deferred task whose predecessors are all complete: queue it. */
 void bp_task_ready(struct bp_task *task);
+/* Queue a task in its team's inbox, which every poll and wait reads
+ * (taskteam.c): where its maker's deque is full and tasks are not
+ * throttled. */
+void bp_task_inbox(struct bp_task *task);
 /* The team's word for an ABI's team-wide task reductions of a parallel
  * (which 0), or of the worksharing construct open at depth which - 1 (1:
  * the outermost; a scope may hold another construct); NULL in a team of

@@ -7,7 +7,8 @@
  * pops there (the newest first, whose data is in its cache); a thread with
  * nothing of its own steals the oldest from another's top. A deque holds
  * 2^BP_TASK_QUEUE_LOG2 tasks; a task made when its maker's is full runs at
- * once, as libgomp and libomp do past their own bounds. A task made ready
+ * once, as libgomp and libomp do past their own bounds (unless
+ * KMP_ENABLE_TASK_THROTTLING=false: it then waits in the inbox). A task made ready
  * where it cannot be queued (by a thread outside the team, or one whose
  * deque is full) waits in the team's inbox, which the polls take from too.
  *
@@ -215,8 +216,8 @@ static void inbox_push(struct bp_team *team, struct bp_task *task)
     bp_unlock(&team->inbox_lock);
 }
 
-/* Take a task from the inbox: any (waiting NULL), or one that descends from
- * waiting; NULL if there is none. */
+void bp_task_inbox(struct bp_task *task) { inbox_push(task->team, task); }
+
 /* A task made ready by a completion goes on the completing thread's deque,
  * where it descends from the thread's task when that completion ended a
  * task the thread ran (their parent is the same). One made ready by an
@@ -235,6 +236,8 @@ void bp_task_ready(struct bp_task *task)
     inbox_push(team, task);
 }
 
+/* Take a task from the inbox: any (waiting NULL), or one that descends from
+ * waiting; NULL if there is none. */
 static struct bp_task *inbox_take(struct bp_team *team, const struct bp_task *waiting)
 {
     /* relaxed: a hint; the lock orders the list */
