@@ -37,7 +37,10 @@
  *                         team per CPU online (the machine's, not only the
  *                         allowed ones), whatever asked for more (a warning
  *                         says so, once), but at least num_teams' lower
- *                         bound (OpenMP 5.1's num_teams(lower: upper)). Each team's regions get at most
+ *                         bound (OpenMP 5.1's num_teams(lower: upper); a
+ *                         lower bound not given is the upper, so
+ *                         num_teams(4) through that entry is exactly 4).
+ *                         Each team's regions get at most
  *                         thread_limit, else teams-thread-limit-var, else
  *                         allowed CPUs / teams threads, no more than
  *                         nthreads-var, and no more than CPUs online / teams
@@ -228,7 +231,9 @@ BP_API void __kmpc_push_num_teams(ident_t *loc, int32_t gtid, int32_t num_teams,
     t->pushed_teams_limit = num_threads > 0 ? num_threads : 0;
 }
 
-/* num_teams(lower: upper), OpenMP 5.1. */
+/* num_teams(lower: upper), OpenMP 5.1; a lower bound of 0 is the upper
+ * (libomp's kmp_num_teams test: num_teams(0, 4) gives exactly 4 teams,
+ * beyond the CPUs too). */
 BP_API void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, int32_t lower, int32_t upper,
                                      int32_t num_threads)
 {
@@ -238,6 +243,8 @@ BP_API void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, int32_t lower, 
                 "upper; using %d", (int)lower, (int)upper, (int)upper);
         lower = upper;
     }
+    if (lower <= 0 && upper > 0)
+        lower = upper; /* num_teams(upper): the lower bound is the upper (5.1) */
     struct bp_thread *t = bp_self();
     t->pushed_teams_low = lower > 0 ? lower : 0;
     t->pushed_teams = upper > 0 ? upper : 0;

@@ -140,6 +140,12 @@ static void check_inner(int teams, int threads, int limit, const char *what)
     }
 }
 
+#ifdef __clang__
+/* libomp's entry points, in no header */
+int __kmpc_global_thread_num(void *loc);
+void __kmpc_push_num_teams_51(void *loc, int gtid, int lower, int upper, int thread_limit);
+#endif
+
 /* buddypool's own, to tell which runtime runs the test */
 const char *buddypool_version(void) __attribute__((weak));
 
@@ -265,6 +271,16 @@ int main(void)
         EXPECT_GE(peak, 1, "the nested regions ran");
         omp_set_max_active_levels(saved);
     }
+
+#ifdef __clang__
+    /* libomp's num_teams(lower: upper) entry: no lower bound means the upper,
+     * an exact league, beyond the CPUs too (libomp's kmp_num_teams) */
+    reset();
+    __kmpc_push_num_teams_51(NULL, __kmpc_global_thread_num(NULL), 0, 4, 0);
+    PRAGMA(omp teams)
+    team_body(0);
+    check_league(4, "num_teams(0: 4), libomp's entry: exactly 4 teams");
+#endif
 
     /* nteams-var and teams-thread-limit-var set by the program */
     omp_set_num_teams(2);
