@@ -418,8 +418,9 @@ static int bind_entry(const char *p, size_t n, int *v)
  * package gives the places (threads, cores, numa_domains, sockets; core by
  * default, as libomp's), compact the close policy, scatter and balanced
  * spread, explicit with proclist=[...] a place per CPU listed, none and
- * disabled no binding. verbose, warnings, respect and their no- forms
- * change nothing here; anything else is warned about and the variable is
+ * disabled no binding; reset gives the region's caller its own mask back
+ * after each outermost region (libomp's), noreset keeps its place.
+ * verbose, warnings, respect and their no- forms change nothing here; anything else is warned about and the variable is
  * ignored. Writes OMP_PLACES's text into places. */
 static int load_kmp_affinity(char *places, size_t size, int *bind)
 {
@@ -429,8 +430,9 @@ static int load_kmp_affinity(char *places, size_t size, int *bind)
     const char *gran = "cores", *list = NULL;
     size_t list_len = 0;
     int type = -1; /* omp_proc_bind_t; 0: no binding */
+    int reset = 0;  /* reset: the caller's own mask after each outermost region */
     static const char *const quiet[] = {"verbose", "noverbose", "warnings", "nowarnings",
-                                        "respect", "norespect", "reset", "noreset"};
+                                        "respect", "norespect", "noreset"};
     for (const char *p = s; *p != '\0';) {
         p += strspn(p, " ,");
         size_t n = strcspn(p, ",");
@@ -458,7 +460,9 @@ static int load_kmp_affinity(char *places, size_t size, int *bind)
                 type = as_bind[k];
                 if (k == 5)
                     gran = NULL; /* explicit: the proclist's CPUs */
-            } else if (word_index(p, n, quiet, 8, strncmp) < 0) {
+            } else if (n == 5 && strncmp(p, "reset", 5) == 0) {
+                reset = 1;
+            } else if (word_index(p, n, quiet, 7, strncmp) < 0) {
                 goto bad;
             }
         }
@@ -467,6 +471,7 @@ static int load_kmp_affinity(char *places, size_t size, int *bind)
     if (type < 0 || (gran == NULL && list == NULL))
         goto bad;
     *bind = type;
+    bp_config.affinity_reset = reset && type != 0;
     if (type == 0)
         return 1;
     if (gran != NULL) {

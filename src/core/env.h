@@ -86,6 +86,8 @@ struct bp_config {
     int spin_chosen;       /* spin_ns was chosen (OMP_WAIT_POLICY, BUDDY_THREAD_POOL_SPIN_US,
                             * kmp_set_blocktime): waits do not adapt it (wait.c) */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
+    int affinity_reset;    /* KMP_AFFINITY=reset: the caller's own mask back */
+                           /* after each outermost region (pool.c) */
     int pin_caller;        /* also pin a region's caller: OMP_PROC_BIND set to bind,
                             * or OMP_PLACES set and OMP_PROC_BIND not */
     int bind_levels;       /* entries of the OMP_PROC_BIND list (0: unset) */

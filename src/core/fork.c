@@ -501,6 +501,8 @@ void bp_fork_begin(struct bp_fork_frame *f, int team_size, bp_run_fn run, void *
     if (bp_config.pin_caller && t->level == 0 &&
         !atomic_load_explicit(&bp_caller_claimed, memory_order_relaxed))
         bp_bind_caller();
+    else if (__builtin_expect(bp_config.affinity_reset, 0) && t->level == 0)
+        bp_caller_rebind();
     if (team_size <= 0)
         team_size = requested_threads(t);
     int requested = team_size;
@@ -562,6 +564,8 @@ void bp_fork_end(struct bp_fork_frame *f)
     if (__builtin_expect(f->group != NULL, 0) && f->group_added > 0)
         /* relaxed: a count; its workers are done with the region */
         atomic_fetch_sub_explicit(f->group, f->group_added, memory_order_relaxed);
+    if (__builtin_expect(bp_config.affinity_reset, 0) && f->outermost)
+        bp_caller_reset();
 }
 
 void bp_fork(int team_size, bp_run_fn run, void *ctx, size_t ctx_size, const void *fn)

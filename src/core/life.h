@@ -46,5 +46,10 @@ void bp_bind_caller(void);
 /* Some thread has been bound so (or tried to be): read by a region's fork
  * before it calls bp_bind_caller (pool.c). */
 extern _Atomic int bp_caller_claimed;
+/* KMP_AFFINITY=reset: at the end of an outermost region the caller that
+ * bp_bind_caller bound gets its own mask back (bp_caller_reset), and at
+ * the next one its place again (bp_caller_rebind). */
+void bp_caller_reset(void);
+void bp_caller_rebind(void);
 
 #endif

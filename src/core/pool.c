@@ -106,6 +106,33 @@ void bp_bind_caller(void)
     atomic_store_explicit(&bp_pool.caller_pinned, 1, memory_order_release);
 }
 
+/* KMP_AFFINITY=reset (see life.h): only the thread bp_bind_caller bound,
+ * and only while the pool has not given its binding back. */
+static int caller_is_pinned_self(void)
+{
+    /* acquire: pairs with bp_bind_caller's release of caller_pinned */
+    return atomic_load_explicit(&bp_pool.caller_pinned, memory_order_acquire) &&
+           pthread_equal(bp_pool.caller_thread, pthread_self());
+}
+
+void bp_caller_reset(void)
+{
+    if (bp_tls.place < 0 || !caller_is_pinned_self())
+        return;
+    (void)pthread_setaffinity_np(pthread_self(), sizeof bp_pool.caller_mask,
+                                 &bp_pool.caller_mask);
+    bp_tls.place = -1;
+}
+
+void bp_caller_rebind(void)
+{
+    if (bp_tls.place >= 0 || !caller_is_pinned_self())
+        return;
+    const cpu_set_t *place = bp_place_set(0);
+    if (place != NULL && pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place) == 0)
+        bp_tls.place = 0;
+}
+
 /* The place worker i is bound to. */
 static int worker_place(int i)
 {
