@@ -211,6 +211,14 @@ int main(void)
     CHECK_EQ(subset("1s,2c", 0x3f), 0x0f);             /* socket 1's lone core is dropped */
     CHECK_EQ(subset("2c", 0x3f), -1);                  /* ... but must hold 2 without 1s */
     CHECK_EQ(subset("99999999999999999999c", all), -1);
+    /* libomp's absolute form: units counted in the nearest named layer */
+    CHECK_EQ(subset(":1s,2t@1", all), 0x06);           /* socket 0's 2nd and 3rd threads */
+    CHECK_EQ(subset("1s,2t@1", all), -1);              /* per core: a core has 2 threads */
+    CHECK_EQ(subset(":3t", all), 0x07);                /* the machine's first 3 threads */
+    CHECK_EQ(subset(":2c,1t", all), 0x05);             /* the first 2 cores, a thread each */
+    CHECK_EQ(subset(":1s@1,1c", all), 0x30);
+    CHECK_EQ(subset(" :5t", all), 0x1f);
+    CHECK_EQ(subset(":1s,5t", all), -1);               /* a socket has 4 */
     CHECK_EQ(subset("1c@5000", all), -1);
     printf("ok: KMP_HW_SUBSET keeps the units asked for in each unit above\n");
 

@@ -19,7 +19,11 @@
  *
  * KMP_HW_SUBSET (libomp's) narrows the CPUs the pool uses before any of
  * that: bp_topo_subset keeps, in every socket, NUMA node or core, the
- * units of the next layer the value asks for (bp_topo_subset's comment). */
+ * units of the next layer the value asks for (bp_topo_subset's comment).
+ * A value that starts with ':' is libomp's absolute form: a layer's units
+ * are counted in the nearest layer above that the value names, not in
+ * every one (":1s,2t@1" is the second and third threads of the first
+ * socket, whichever cores they are on). */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -307,6 +311,12 @@ static int subset_item(const char *p, size_t len, long want[LAYERS], long skip[L
 int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
 {
     long want[LAYERS] = {0}, skip[LAYERS] = {0}; /* want 0: the layer not named */
+    const char *p0 = spec;
+    while (isspace((unsigned char)*p0))
+        p0++;
+    int absolute = *p0 == ':'; /* libomp's absolute form (see the top) */
+    if (absolute)
+        spec = p0 + 1;
     for (const char *p = spec;; p++) { /* each item, then its comma */
         while (isspace((unsigned char)*p))
             p++;
@@ -362,15 +372,18 @@ int bp_topo_subset(const char *spec, cpu_set_t *set, char *why, size_t why_size)
                 continue;
             int new_parent = i == n || prev < 0;
             for (int h = 0; h < l && !new_parent; h++)
-                new_parent = c[i].key[h] != c[prev].key[h];
+                new_parent = (!absolute || want[h] != 0) && c[i].key[h] != c[prev].key[h];
             if (new_parent) {
                 if (prev >= 0 &&
                     (units <= skip[l] || (want[l] > 0 && units < skip[l] + want[l]))) {
                     char count[32] = "the";
                     if (want[l] > 0)
                         snprintf(count, sizeof count, "%ld", want[l]);
+                    int up = l; /* the parent: the layer above, or the named one */
+                    while (absolute && up > 0 && want[up - 1] == 0)
+                        up--;
                     snprintf(why, why_size, "it asks for %s %s after the first %ld, but %s has %ld",
-                             count, unit_names[l], skip[l], parent_names[l], units);
+                             count, unit_names[l], skip[l], parent_names[up], units);
                     ok = 0;
                 }
                 units = 0;
