@@ -115,6 +115,8 @@ expect_quiet OMP_DISPLAY_ENV true "OMP_TARGET_OFFLOAD = 'DEFAULT'"
 # libomp's KMP_SETTINGS: the verbose display, in libomp's boolean words
 for v in 1 true ON yes .TRUE.; do expect_quiet KMP_SETTINGS "$v" "BUDDY_THREAD_POOL_SPIN_US"; done
 for v in maybe 2 ''; do expect_warn KMP_SETTINGS "$v"; done
+# libomp's KMP_TEAMS_PROC_BIND: host teams are not placed here, said
+for v in spread close primary; do expect_warn KMP_TEAMS_PROC_BIND "$v"; done
 env KMP_SETTINGS=0 "$prog" run >"$out" 2>&1
 ! grep -q "DISPLAY ENVIRONMENT" "$out" || { echo "FAIL: KMP_SETTINGS=0 displays"; fails=$((fails + 1)); }
 env KMP_SETTINGS=1 OMP_DISPLAY_ENV=false "$prog" run >"$out" 2>&1

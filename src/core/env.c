@@ -714,6 +714,13 @@ static void load_all(void)
     load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);
     load_schedule();
+    /* libomp places a league's host teams on places of their own; here
+     * they run one after another on the encountering thread (teams.c) */
+    const char *teams_bind = getenv("KMP_TEAMS_PROC_BIND");
+    if (teams_bind != NULL)
+        bp_warn("KMP_TEAMS_PROC_BIND='%s': host teams run one after another on the "
+                "encountering thread here, so there are no teams to place; ignored",
+                teams_bind);
     /* libomp's switch for running a task at once when its maker's queue
      * is full; false queues every deferred task (task.c) */
     if (load_kmp_bool("KMP_ENABLE_TASK_THROTTLING") == 0)
