@@ -23,6 +23,13 @@ construct's cost; builds compared within a round see the same machine.
 
   ab.py BUILD BUILD [BUILD...] [--rounds N] [--threads N] [--tokens N] [--gcc]
         [--bind] [--labels A,B,...] [--constructs NAME,...|all] [--out FILE]
+        [--json FILE]
+
+--json writes every round's figures, so that any two builds can be
+compared round by round afterwards (the table compares each with the
+previous one). Stopped by SIGTERM (a time limit) or ^C, the script prints
+the table of the rounds completed so far, saying so, and writes --out and
+--json with them.
 
 --bind runs every program with OMP_PROC_BIND=close OMP_PLACES=cores, which
 binds the forking thread too: on the 2-CPU KVM guest an unbound forking
@@ -31,8 +38,10 @@ where the scheduler puts it), which a median over rounds then reports as
 whichever mode happened to be the more frequent.
 """
 import argparse
+import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -83,6 +92,14 @@ def measure(build, threads, tokens, objects, bind, constructs):
     return out
 
 
+class Stopped(Exception):
+    pass
+
+
+def stopped(signum, frame):
+    raise Stopped()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("builds", nargs="+")
@@ -97,6 +114,9 @@ def main():
                     help="the overhead benchmark's constructs to time (default %s; "
                     "`all`: every one)" % ",".join(CONSTRUCTS))
     ap.add_argument("--out", default=None, help="also write the table to this file")
+    ap.add_argument("--json", default=None,
+                    help="also write every round's figures to this file: {label: [{metric: "
+                    "value}, ...]}, rounds in order, for ratios between any two builds")
     args = ap.parse_args()
     builds = args.builds
     if len(builds) < 2:
@@ -117,16 +137,28 @@ def main():
                 sys.exit("ab.py: %s: no such program (build the benchmarks there)" % p)
     runs = [[] for _ in builds]
     n = len(builds)
-    for r in range(args.rounds):
-        for k in range(n):
-            which = (r + k) % n if r % 2 == 0 else (r - k) % n
-            runs[which].append(measure(builds[which], args.threads, args.tokens, objects,
-                                       args.bind, constructs))
-        print("round %d of %d" % (r + 1, args.rounds), file=sys.stderr)
+    done = 0
+    # stopped (a time limit's SIGTERM, ^C): the table of the rounds done
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        for r in range(args.rounds):
+            for k in range(n):
+                which = (r + k) % n if r % 2 == 0 else (r - k) % n
+                runs[which].append(measure(builds[which], args.threads, args.tokens, objects,
+                                           args.bind, constructs))
+            done = r + 1
+            print("round %d of %d" % (r + 1, args.rounds), file=sys.stderr)
+    except (Stopped, KeyboardInterrupt):
+        if done == 0:
+            sys.exit("ab.py: stopped before the first round was done")
+        print("ab.py: stopped after %d complete rounds of %d; the table holds those" %
+              (done, args.rounds), file=sys.stderr)
+        runs = [x[:done] for x in runs]
     metrics = list(runs[0][0])
-    lines = ["%d threads, %d rounds, every build once a round in a rotating order, graph "
+    lines = ["%d threads, %d rounds%s, every build once a round in a rotating order, graph "
              "small %d tokens a run%s" %
-             (args.threads, args.rounds, args.tokens,
+             (args.threads, done, "" if done == args.rounds else
+              " (stopped; %d asked)" % args.rounds, args.tokens,
               ", OMP_PROC_BIND=close OMP_PLACES=cores" if args.bind else ""), "",
              "| build | " + " | ".join("%s median (best) | / previous" % m for m in metrics) +
              " |",
@@ -151,6 +183,10 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             f.write(table + "\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({label: runs[i] for i, label in enumerate(labels)}, f, indent=1)
+            f.write("\n")
 
 
 main()
