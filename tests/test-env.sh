@@ -53,6 +53,14 @@ for v in -1 x 1.5 99999999999999999999 10x; do expect_warn BUDDY_THREAD_POOL_SPI
 for v in maybe 2 closed truex -1 0 99999999999999999999; do expect_warn OMP_PROC_BIND "$v"; done
 for v in 3,abc 2,,1 1,0; do expect_warn OMP_NUM_THREADS "$v"; done
 for v in yes 2 -1 99999999999999999999 1x; do expect_warn BUDDY_THREAD_POOL_OVERSUBSCRIBE "$v"; done
+for v in yes 1 sym '' asymmetric2; do expect_warn BUDDY_THREAD_POOL_WAIT_PAIR "$v"; done
+for v in auto symmetric ' Symmetric '; do expect_quiet BUDDY_THREAD_POOL_WAIT_PAIR "$v" "max_threads"; done
+env BUDDY_THREAD_POOL_WAIT_PAIR=symmetric OMP_DISPLAY_ENV=verbose "$prog" run >"$out" 2>&1
+grep -q "BUDDY_THREAD_POOL_WAIT_PAIR = 'symmetric'" "$out" ||
+    { echo "FAIL: the verbose display does not name the symmetric pair"; cat "$out"; fails=$((fails + 1)); }
+env BUDDY_THREAD_POOL_WAIT_PAIR=asymmetric OMP_WAIT_POLICY=passive "$prog" run >"$out" 2>&1
+grep -q "^buddypool: BUDDY_THREAD_POOL_WAIT_PAIR=asymmetric: waits do not spin" "$out" ||
+    { echo "FAIL: an asymmetric pair asked under a passive policy is not refused aloud"; cat "$out"; fails=$((fails + 1)); }
 for v in yes 2 on '' -1 99999999999999999999 1x; do expect_warn BUDDY_THREAD_POOL_PROFILE "$v"; done
 for v in 0 -1 abc 99999999999 16x; do expect_warn BUDDY_THREAD_POOL_PROFILE_SLOTS "$v"; done
 for v in bogus dynamic,-1 dynamic,0 guided,99999999999999999999 static,4x 'static x' \

@@ -92,6 +92,8 @@ int main(int argc, char **argv)
     int symmetric = strcmp(mode, "symmetric") == 0, refused = strcmp(mode, "refused") == 0;
     bp_config_load();
     bp_config.spin_ns = 1000; /* sleep after 1 us */
+    /* named, so that the asymmetric pair is tested on every processor */
+    bp_config.wait_pair = symmetric ? BP_WAIT_PAIR_SYMMETRIC : BP_WAIT_PAIR_ASYMMETRIC;
     bp_wait_choose(!symmetric);
     if (symmetric)
         CHECK_EQ(bp_wait_asymmetric(), 0);

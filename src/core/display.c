@@ -80,6 +80,8 @@ void bp_display_env(int verbose, const struct bp_default_team *def)
         fprintf(f, "  BUDDY_THREAD_POOL_THREADS = '%d'\n", bp_config.thread_limit);
         fprintf(f, "  BUDDY_THREAD_POOL_SPIN_US = '%lld'\n",
                 spin_ns == INT64_MAX ? -1LL : (long long)(spin_ns / 1000));
+        fprintf(f, "  BUDDY_THREAD_POOL_WAIT_PAIR = '%s'\n",
+                bp_wait_asymmetric() ? "asymmetric" : "symmetric");
         fprintf(f, "  BUDDY_THREAD_POOL_PROFILE = '%d'\n", bp_config.profile);
     }
     fprintf(f, "OPENMP DISPLAY ENVIRONMENT END\n");

@@ -374,6 +374,16 @@ static void load_spin(void)
                 "using %lld", s, (long long)(bp_config.spin_ns / 1000));
 }
 
+static void load_wait_pair(void)
+{
+    static const char *const words[] = {"auto", "symmetric", "asymmetric"};
+    int v = load_word("BUDDY_THREAD_POOL_WAIT_PAIR", words, 3);
+    if (v == -2)
+        bp_warn("BUDDY_THREAD_POOL_WAIT_PAIR='%s' is none of auto, symmetric, asymmetric; "
+                "using auto", getenv("BUDDY_THREAD_POOL_WAIT_PAIR"));
+    bp_config.wait_pair = v < 0 ? BP_WAIT_PAIR_AUTO : v;
+}
+
 /* A text from the environment (a path, a place list: `noun` in the
  * warning), copied into buf (static storage: nothing to free when the
  * library unloads, and a later setenv() cannot change it); NULL when unset,
@@ -710,6 +720,7 @@ static void load_all(void)
     load_stacksize();
     load_wait_policy();
     load_spin(); /* after OMP_WAIT_POLICY: the explicit knob wins */
+    load_wait_pair();
     load_proc_bind();
     load_nesting(); /* after the OMP_NUM_THREADS and OMP_PROC_BIND lists */
     load_flag("BUDDY_THREAD_POOL_OVERSUBSCRIBE", &bp_config.oversubscribe);

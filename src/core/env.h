@@ -67,6 +67,10 @@ enum { BP_MAX_CALLERS = 16 };
 /* Entries of OMP_NUM_THREADS kept (one per nesting level). */
 #define BP_NTHREADS_LEVELS 16
 
+/* The waits' setter and sleeper pair (wait.c): chosen by the processor,
+ * or named. */
+enum { BP_WAIT_PAIR_AUTO, BP_WAIT_PAIR_SYMMETRIC, BP_WAIT_PAIR_ASYMMETRIC };
+
 struct bp_config {
     int thread_limit;      /* BUDDY_THREAD_POOL_THREADS / OMP_THREAD_LIMIT; 0 = none */
     struct bp_icv icv;     /* the initial task's ICVs, from OMP_* */
@@ -85,6 +89,7 @@ struct bp_config {
     int64_t spin_ns;       /* spin before sleeping; INT64_MAX = never sleep */
     int spin_chosen;       /* spin_ns was chosen (OMP_WAIT_POLICY, BUDDY_THREAD_POOL_SPIN_US,
                             * kmp_set_blocktime): waits do not adapt it (wait.c) */
+    int wait_pair;         /* BUDDY_THREAD_POOL_WAIT_PAIR: BP_WAIT_PAIR_* (wait.c) */
     int pin;               /* pin workers: OMP_PROC_BIND is not false */
     int affinity_reset;    /* KMP_AFFINITY=reset: the caller's own mask back */
                            /* after each outermost region (pool.c) */

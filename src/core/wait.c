@@ -44,7 +44,24 @@
  * call costs the sleeper 20-25 us on that guest, after a spin of
  * bp_config.spin_ns (2 ms by default). Under OMP_WAIT_POLICY=passive (no
  * spin: every wait sleeps, and the setter's wake is a system call anyway),
- * or without membarrier, setters fence as before. The choice is made once,
+ * or without membarrier, setters fence as before.
+ *
+ * Which pair is faster depends on the processor, and on Intel's it is the
+ * symmetric one. On a 16-CPU Intel Xeon KVM guest (family 6, model 207,
+ * 2026-12-04; docs/results/2026-12-04-16core-device.md), 20 alternating
+ * rounds at 2 bound threads gave PARALLEL 13% and BARRIER 26% faster with
+ * the symmetric pair than with the asymmetric one (medians of the
+ * per-round ratios), the graph benchmark unchanged; the commit that made
+ * the pair asymmetric was the one that made PARALLEL 11% slower there.
+ * Why was not measured (that guest has no hardware counters); a likely
+ * cause is that a release store waits in the setter's store buffer while
+ * the setter goes on to its own wait, where the fence would have drained
+ * it before. So on x86-64 the pair is asymmetric
+ * only where the processor is not Intel's (CPUID's vendor); AArch64 keeps
+ * it, measured on neither. BUDDY_THREAD_POOL_WAIT_PAIR names the pair
+ * (symmetric, asymmetric; auto: this rule), for a machine where the rule
+ * guesses wrong; membarrier and spinning waits are still needed for the
+ * asymmetric one. The choice is made once,
  * when the pool starts (bp_wait_choose), before any worker exists and so
  * before any flag is set or waited for: setters cannot change pairs while
  * others wait. A kmp_set_blocktime(0) before the first region is seen
@@ -88,6 +105,9 @@
  * What a wait costs (its spinning, its sleep, the wakes a setter issues) it
  * tells the listeners through the wait hooks (hooks.h); it keeps nothing
  * of theirs. */
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -128,9 +148,32 @@ static int membarrier_register(void) { return 0; }
 static int membarrier_all(void) { return 0; }
 #endif
 
+/* Whether the asymmetric pair pays here (see the top of the file):
+ * BUDDY_THREAD_POOL_WAIT_PAIR when it names one, else on any processor but
+ * Intel's x86-64. */
+static int asymmetric_pays(void)
+{
+    if (bp_config.wait_pair != BP_WAIT_PAIR_AUTO)
+        return bp_config.wait_pair == BP_WAIT_PAIR_ASYMMETRIC;
+#if defined(__x86_64__)
+    unsigned int max, ebx, ecx, edx;
+    /* "GenuineIntel" in EBX, EDX, ECX */
+    if (__get_cpuid(0, &max, &ebx, &ecx, &edx) && ebx == 0x756e6547u && edx == 0x49656e69u &&
+        ecx == 0x6c65746eu)
+        return 0;
+#endif
+    return 1;
+}
+
 void bp_wait_choose(int spins)
 {
-    asymmetric = spins && membarrier_register();
+    int want = spins && asymmetric_pays();
+    asymmetric = want && membarrier_register();
+    if (bp_config.wait_pair == BP_WAIT_PAIR_ASYMMETRIC && !asymmetric)
+        bp_warn("BUDDY_THREAD_POOL_WAIT_PAIR=asymmetric: %s; using the symmetric pair",
+                !spins ? "waits do not spin (OMP_WAIT_POLICY=passive or "
+                         "BUDDY_THREAD_POOL_SPIN_US=0)"
+                       : "membarrier is refused or missing here");
 }
 
 int bp_wait_asymmetric(void) { return asymmetric; }

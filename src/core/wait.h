@@ -69,7 +69,8 @@ void bp_flag_publish(struct bp_flag *f, uint32_t value);
 void bp_flag_publish_fence(void);
 void bp_flag_wake_sleepers(struct bp_flag *f);
 /* Choose the setters' and sleepers' pair (wait.c), once, before any flag is
- * used: asymmetric when waits spin (spins) and the kernel has membarrier.
+ * used: asymmetric when waits spin (spins), the kernel has membarrier and
+ * the pair pays on this processor (or BUDDY_THREAD_POOL_WAIT_PAIR asks).
  * bp_wait_asymmetric says which was chosen. */
 void bp_wait_choose(int spins);
 int bp_wait_asymmetric(void);
