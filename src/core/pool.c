@@ -89,6 +89,14 @@ int bp_pool_threads(void)
  * their initial thread. Workers leave that place to it. */
 _Atomic int bp_caller_claimed;
 
+/* Bind the calling thread to place 0 (none after the shutdown): its place
+ * is then 0; unchanged when the kernel refuses. */
+static void bind_place0(const cpu_set_t *place)
+{
+    if (pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place) == 0)
+        bp_tls.place = 0;
+}
+
 void bp_bind_caller(void)
 {
     if (!bp_config.pin_caller ||
@@ -100,8 +108,7 @@ void bp_bind_caller(void)
                                                 &bp_pool.caller_mask) != 0)
         return;
     bp_pool.caller_thread = pthread_self();
-    (void)pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place);
-    bp_tls.place = 0;
+    bind_place0(place);
     /* release: the shutdown's acquire reads caller_thread and caller_mask */
     atomic_store_explicit(&bp_pool.caller_pinned, 1, memory_order_release);
 }
@@ -129,8 +136,8 @@ void bp_caller_rebind(void)
     if (bp_tls.place >= 0 || !caller_is_pinned_self())
         return;
     const cpu_set_t *place = bp_place_set(0);
-    if (place != NULL && pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place) == 0)
-        bp_tls.place = 0;
+    if (place != NULL)
+        bind_place0(place);
 }
 
 /* The place worker i is bound to. */
