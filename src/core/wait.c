@@ -33,11 +33,12 @@
  * one cache-line transfer before the other instead of beside it: on the
  * 2-CPU AMD EPYC guest, BARRIER (bench/overhead) took 0.55-0.70 us with the
  * fence and 0.32-0.39 without it. So on x86-64 and AArch64, when the kernel
- * has membarrier (Linux 4.14) and threads spin before they sleep (see below
- * for RISC-V), the pair is asymmetric, as
- * userspace RCU's is: the setter only keeps the compiler from reordering
- * (its store is a release, its load relaxed), and the waiter, about to
- * sleep, calls membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a
+ * has membarrier (Linux 4.14), threads spin before they sleep (see below
+ * for RISC-V) and the processor is not Intel's (the next paragraph), the
+ * pair is asymmetric, as userspace RCU's is: the setter only keeps the
+ * compiler from reordering (its store is a release, its load relaxed), and
+ * the waiter, about to sleep, calls
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a
  * full fence on every CPU that runs a thread of the process. A setter whose
  * load ran before that fence has its store visible after it, so the waiter
  * reads the new value; one whose load ran after it sees the sleeper. The
@@ -56,12 +57,12 @@
  * Why was not measured (that guest has no hardware counters); a likely
  * cause is that a release store waits in the setter's store buffer while
  * the setter goes on to its own wait, where the fence would have drained
- * it before. So on x86-64 the pair is asymmetric
- * only where the processor is not Intel's (CPUID's vendor); AArch64 keeps
- * it, measured on neither. BUDDY_THREAD_POOL_WAIT_PAIR names the pair
- * (symmetric, asymmetric; auto: this rule), for a machine where the rule
- * guesses wrong; membarrier and spinning waits are still needed for the
- * asymmetric one. The choice is made once,
+ * it first. So on x86-64 the pair is asymmetric only where the processor
+ * is not Intel's (CPUID's vendor); AArch64 keeps the asymmetric pair, no
+ * Arm machine having measured either. BUDDY_THREAD_POOL_WAIT_PAIR names
+ * the pair (symmetric, asymmetric; auto: this rule) for a machine where
+ * the rule guesses wrong; the asymmetric one still needs membarrier and
+ * spinning waits. The choice is made once,
  * when the pool starts (bp_wait_choose), before any worker exists and so
  * before any flag is set or waited for: setters cannot change pairs while
  * others wait. A kmp_set_blocktime(0) before the first region is seen
