@@ -47,8 +47,8 @@
  * spin: every wait sleeps, and the setter's wake is a system call anyway),
  * or without membarrier, setters fence as before.
  *
- * Which pair is faster depends on the processor, and on Intel's it is the
- * symmetric one. On a 16-CPU Intel Xeon KVM guest (family 6, model 207,
+ * Which pair is faster depends on the processor: on the one Intel machine
+ * measured, the symmetric one. On a 16-CPU Intel Xeon KVM guest (family 6, model 207,
  * 2026-12-04; docs/results/2026-12-04-16core-device.md), 20 alternating
  * rounds at 2 bound threads gave PARALLEL 13% and BARRIER 26% faster with
  * the symmetric pair than with the asymmetric one (medians of the
