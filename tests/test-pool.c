@@ -375,6 +375,7 @@ static void test_thread_counts(void)
 /* ---- the waits' pair (wait.c) ---- */
 int bp_wait_asymmetric(void); /* the library's own: the static library's */
 
+#if defined(__x86_64__)
 /* Whether the processor is Intel's, as /proc/cpuinfo names its vendor
  * (the library asks CPUID). */
 static int cpu_is_intel(void)
@@ -392,6 +393,7 @@ static int cpu_is_intel(void)
     fclose(f);
     return intel;
 }
+#endif
 
 static void test_wait_pair(void)
 {
