@@ -11,6 +11,9 @@
  * cancellation point must never run, whatever the timing. Each case runs
  * many times, and between cancelled regions come regions whose barriers,
  * loops and reductions must still give exact results. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* usleep, under a strict -std */
+#endif
 #include <omp.h>
 #include <time.h>
 #include <unistd.h>
