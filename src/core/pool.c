@@ -89,8 +89,8 @@ int bp_pool_threads(void)
  * their initial thread. Workers leave that place to it. */
 _Atomic int bp_caller_claimed;
 
-/* Bind the calling thread to place 0 (none after the shutdown): its place
- * is then 0; unchanged when the kernel refuses. */
+/* Bind the calling thread to place 0's CPUs (`place`): its place is then
+ * 0; unchanged when the kernel refuses. */
 static void bind_place0(const cpu_set_t *place)
 {
     if (pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), place) == 0)

@@ -48,25 +48,24 @@
  * or without membarrier, setters fence as before.
  *
  * Which pair is faster depends on the processor: on the one Intel machine
- * measured, the symmetric one. On a 16-CPU Intel Xeon KVM guest (family 6, model 207,
- * 2026-12-04; docs/results/2026-12-04-16core-device.md), 20 alternating
- * rounds at 2 bound threads gave PARALLEL 13% and BARRIER 26% faster with
- * the symmetric pair than with the asymmetric one (medians of the
- * per-round ratios), the graph benchmark unchanged; the commit that made
- * the pair asymmetric was the one that made PARALLEL 11% slower there.
- * Why was not measured (that guest has no hardware counters); a likely
- * cause is that a release store waits in the setter's store buffer while
- * the setter goes on to its own wait, where the fence would have drained
- * it first. So on x86-64 the pair is asymmetric only where the processor
- * is not Intel's (CPUID's vendor); AArch64 keeps the asymmetric pair, no
- * Arm machine having measured either. BUDDY_THREAD_POOL_WAIT_PAIR names
- * the pair (symmetric, asymmetric; auto: this rule) for a machine where
- * the rule guesses wrong; the asymmetric one still needs membarrier and
- * spinning waits. The choice is made once,
- * when the pool starts (bp_wait_choose), before any worker exists and so
- * before any flag is set or waited for: setters cannot change pairs while
- * others wait. A kmp_set_blocktime(0) before the first region is seen
- * there; one after it changes the spin, not the pair, and each of the
+ * measured, the symmetric one. On a 16-CPU Intel Xeon KVM guest (family 6,
+ * model 207, 2026-12-04; docs/results/2026-12-04-16core-device.md), 20
+ * alternating rounds at 2 bound threads gave PARALLEL 13% and BARRIER 26%
+ * faster with the symmetric pair than with the asymmetric one (medians of
+ * the per-round ratios), the graph benchmark unchanged; the commit that made
+ * the pair asymmetric was the one that made PARALLEL 11% slower there. Why
+ * was not measured (that guest has no hardware counters); a likely cause is
+ * that a release store waits in the setter's store buffer while the setter
+ * goes on to its own wait, where the fence would have drained it first. So
+ * on x86-64 the pair is asymmetric only where the processor is not Intel's
+ * (CPUID's vendor); AArch64 keeps the asymmetric pair, no Arm machine having
+ * measured either. BUDDY_THREAD_POOL_WAIT_PAIR names the pair (symmetric,
+ * asymmetric; auto: this rule) for a machine where the rule guesses wrong;
+ * the asymmetric one still needs membarrier and spinning waits. The choice
+ * is made once, when the pool starts (bp_wait_choose), before any worker
+ * exists and so before any flag is set or waited for: setters cannot change
+ * pairs while others wait. A kmp_set_blocktime(0) before the first region is
+ * seen there; one after it changes the spin, not the pair, and each of the
  * sleeps that follow pays its membarrier.
  *
  * A machine that is not ours alone. Spinning for 2 ms pays when the thread
