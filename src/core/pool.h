@@ -21,7 +21,8 @@ struct bp_slot {
     /* Read by the worker at each start, written by its starter only when
      * they change: its place partition (0 places: all) and the place it is
      * bound to (-1: none, every allowed CPU; bp_pool_bind moves it). */
-    alignas(BP_LINE) int part_first, part_count;
+    alignas(BP_LINE) int part_first; /* alone: an alignas aligns every declarator */
+    int part_count;
     int place;
     int bind_failed; /* the place bp_pool_bind last failed to bind it to; */
                      /* BP_BIND_OK: none */
@@ -35,6 +36,9 @@ struct bp_slot {
 };
 _Static_assert(offsetof(struct bp_slot, part_first) == BP_LINE,
                "a slot's start block is one BP_LINE");
+_Static_assert(sizeof(struct bp_slot) == 4 * BP_LINE,
+               "a slot is four BP_LINEs: the start block, the placement, the starter's, "
+               "the worker's");
 
 struct bp_pool {
     pthread_mutex_t workers_lock; /* starting workers, reserving and freeing them */
