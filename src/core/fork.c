@@ -300,12 +300,15 @@ int bp_region_size(struct bp_thread *t, int team_size)
     return n > 0 ? n : 1;
 }
 
-static void save_team(const struct bp_thread *t, struct team_state *s) { *s = t->team; }
+static void save_team(const struct bp_thread *t, struct team_state *s)
+{
+    bp_copy_fixed(s, &t->team, sizeof *s);
+}
 
 static void restore_team(struct bp_thread *t, const struct team_state *s)
 {
     bp_loop_discard(&t->loop); /* what a team of one's construct kept */
-    t->team = *s;
+    bp_copy_fixed(&t->team, s, sizeof *s);
 }
 
 /* t becomes thread 0 of a new region: a new implicit task, whose ICVs come
@@ -324,7 +327,7 @@ static void begin_task(struct bp_thread *t, const struct bp_icv *icv,
     t->team_loops = NULL;
     /* in no worksharing construct yet; the enclosing task's loop, with any
      * memory it keeps, is in the saved state and comes back whole */
-    memset(&t->loop, 0, sizeof t->loop);
+    bp_zero_fixed(&t->loop, sizeof t->loop);
 }
 
 /* Enter and leave the state of a region of one thread on the caller. */

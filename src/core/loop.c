@@ -340,7 +340,7 @@ void *bp_loop_start_mem(struct bp_thread *t, int empty, uint64_t last, int sched
 {
     struct bp_loop *l = &t->loop;
     bp_loop_discard(l);
-    memset(l, 0, sizeof *l);
+    bp_zero_fixed(l, sizeof *l);
     l->work = work;
     bp_hook_work(work, 1, empty ? 0 : last + 1);
     l->open = 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../internal.h"
+#include "../prim.h"
 
 _Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
@@ -50,7 +51,7 @@ void bp_task_implicit_init(struct bp_implicit_task *implicit)
 {
     /* the fields an implicit task reads: all but the ICVs and the creator's
      * frame, which struct bp_task keeps last; a region's fork pays this */
-    memset(implicit, 0, offsetof(struct bp_task, icv));
+    bp_zero_fixed(implicit, offsetof(struct bp_task, icv));
     atomic_init(&implicit->children_done, 0);
     struct bp_task *task = &implicit->task;
     atomic_init(&task->refs, 1);

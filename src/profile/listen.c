@@ -126,10 +126,17 @@ static void sample_of(struct bp_region_sample *s, struct bp_listen_thread *lt,
                       struct team_block *b, int n, int64_t end_ns, int64_t *one_wait,
                       uint64_t *one_iters, int64_t *one_joined, struct bp_step_view *one_steps)
 {
-    *s = (struct bp_region_sample){
-        .fn = lt->fn, .start_ns = lt->start_ns, .end_ns = end_ns, .threads = n,
-        .barriers = lt->barriers + 1, .last_at_join = -1, .obtain_ns = lt->obtain_ns,
-        .site = lt->site_frames, .nsite = lt->site_nframes, .site_src = lt->site_loc};
+    bp_zero_fixed(s, sizeof *s); /* moves, not the rep stosq of a compound literal */
+    s->fn = lt->fn;
+    s->start_ns = lt->start_ns;
+    s->end_ns = end_ns;
+    s->threads = n;
+    s->barriers = lt->barriers + 1;
+    s->last_at_join = -1;
+    s->obtain_ns = lt->obtain_ns;
+    s->site = lt->site_frames;
+    s->nsite = lt->site_nframes;
+    s->site_src = lt->site_loc;
     uint64_t iters0 = lt->iters_counted ? lt->iters : BP_ITERS_UNCOUNTED;
     if (b == NULL) { /* a team of one: thread 0 alone, no wait */
         *one_wait = 0;
