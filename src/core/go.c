@@ -13,7 +13,10 @@
  * behind one fence. With a binding asked for (OMP_PROC_BIND, OMP_PLACES),
  * the starter also writes each worker's place and place partition for the
  * region's policy (places.c, bp_place_assign) into the worker's slot when
- * they change, binding it there first (bp_pool_bind): without one, workers
+ * they change, binding it there first (bp_pool_bind); the slot keeps what
+ * they were computed from (place_at, place_in), so that a team forking
+ * region after region with the same placement computes nothing. Without
+ * a binding asked for, workers
  * keep the places the pool gave them (their home) while their team fits
  * the CPUs (bp_pool.cpu_budget), and run unbound in a larger team, so that
  * the kernel can balance threads that must share CPUs (pinned, two of them
@@ -47,6 +50,25 @@
 #include "../prim.h"
 #include "team.h"
 
+/* What places.c's bp_place_assign computes a worker's place and partition
+ * from, in two words (a slot keeps the last ones: placed_at, placed_in):
+ * the worker's number and team size with the policy, never 0 (bit 31), and
+ * thread 0's place (-1 up) with the team's partition. Exact: a team has at
+ * most BP_MAX_THREADS threads and a list BP_MAX_PLACES places (4096 each),
+ * 12 bits of a number, 13 of a size or place, 21 in each field. */
+static inline uint64_t place_at(const struct bp_team *team, int tid, int team_size)
+{
+    _Static_assert(BP_MAX_THREADS <= 4096 && BP_MAX_PLACES <= 4096, "the fields fit");
+    return (uint64_t)1 << 31 | (uint64_t)tid << 19 | (uint64_t)team_size << 3 |
+           (uint64_t)(team->policy & 7);
+}
+
+static inline uint64_t place_in(const struct bp_team *team)
+{
+    return (uint64_t)(team->place0 + 1) << 42 | (uint64_t)team->part_first << 21 |
+           (uint64_t)team->part_count;
+}
+
 void bp_fork_children(const struct bp_go *from)
 {
     int team_size = from->team_size, end;
@@ -68,10 +90,20 @@ void bp_fork_children(const struct bp_go *from)
         go->level = from->level;
         int part_first = team->part_first, part_count = team->part_count;
         if (bp_config.pin_caller) { /* a binding asked for: each region's own */
-            int place = bp_place_assign(team->policy, team->place0, i, team_size,
-                                        &part_first, &part_count);
-            if (slot->place != place) /* a system call only when it moves */
-                bp_pool_bind(slot, place);
+            /* computed again only when what it depends on changed: the
+             * same team forks with the same placement region after region */
+            uint64_t at = place_at(team, i, team_size), in = place_in(team);
+            if (slot->placed_at != at || slot->placed_in != in) {
+                int place = bp_place_assign(team->policy, team->place0, i, team_size,
+                                            &part_first, &part_count);
+                if (slot->place != place) /* a system call only when it moves */
+                    bp_pool_bind(slot, place);
+                slot->placed_at = at;
+                slot->placed_in = in;
+            } else {
+                part_first = slot->part_first;
+                part_count = slot->part_count;
+            }
         } else if (bp_config.pin) {
             /* the pool's own placement: a team larger than the CPUs runs
              * unbound (every allowed CPU), its workers pinned again when

@@ -24,8 +24,6 @@
 
 #include "../internal.h"
 
-enum { BP_MAX_PLACES = 4096 };
-
 static cpu_set_t *places;
 static int nplaces;
 static int from_env; /* the list came from OMP_PLACES */

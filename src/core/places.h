@@ -5,6 +5,9 @@
 
 #include <sched.h>
 
+/* Places a list holds, at most. */
+enum { BP_MAX_PLACES = 4096 };
+
 /* topology.c */
 
 /* A CPU list as sysfs writes it ("0-3,8,10-11") at path into *set; 0 if
