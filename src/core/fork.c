@@ -78,11 +78,14 @@ static struct bp_icv child_icv(struct bp_thread *t, const struct bp_icv *parent,
 static inline int icv_same(const struct bp_icv *a, const struct bp_icv *b)
 {
     _Static_assert(sizeof *a % sizeof(uint64_t) == 0, "the ICVs are whole words");
-    uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof *a / sizeof(uint64_t)], d = 0;
-    memcpy(x, a, sizeof x);
-    memcpy(y, b, sizeof y);
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        d |= x[i] ^ y[i];
+    const char *p = (const char *)a, *q = (const char *)b;
+    uint64_t d = 0;
+    for (size_t i = 0; i < sizeof *a; i += sizeof(uint64_t)) {
+        uint64_t x, y; /* word by word, each loaded where it is */
+        memcpy(&x, p + i, sizeof x);
+        memcpy(&y, q + i, sizeof y);
+        d |= x ^ y;
+    }
     return d == 0;
 }
 
