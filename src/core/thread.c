@@ -13,10 +13,10 @@
 _Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
 
-int bp_gtid_new(struct bp_thread *t)
+int bp_gtid(struct bp_thread *t)
 {
-    /* relaxed: a unique number, which orders nothing */
-    t->gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
+    if (t->gtid < 0)
+        t->gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
     return t->gtid;
 }
 

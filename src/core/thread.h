@@ -95,13 +95,7 @@ struct bp_thread {
 /* The calling thread's state (thread.c). */
 extern _Thread_local struct bp_thread bp_tls;
 static inline struct bp_thread *bp_self(void) { return &bp_tls; }
-/* t's unique number (its global thread id), given at its first use;
- * inline, since every clang region's call of its code passes it. */
-int bp_gtid_new(struct bp_thread *t);
-static inline int bp_gtid(struct bp_thread *t)
-{
-    return __builtin_expect(t->gtid >= 0, 1) ? t->gtid : bp_gtid_new(t);
-}
+int bp_gtid(struct bp_thread *t);
 void bp_icv_init(struct bp_thread *t);
 /* The ICVs of t's current task, to read. */
 static inline const struct bp_icv *bp_icv(struct bp_thread *t)

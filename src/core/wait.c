@@ -509,6 +509,11 @@ int bp_flag_wait_cancel(struct bp_flag *f, uint32_t target, struct bp_watch *wat
     return flag_wait(f, target, 1, watch, poll, arg, stop);
 }
 
+void bp_flag_publish(struct bp_flag *f, uint32_t value)
+{
+    /* release: the caller's writes before it reach the waiters */
+    atomic_store_explicit(&f->value, value, memory_order_release);
+}
 
 /* The setter's half of the Dekker pair, after its store and
  * bp_flag_publish_fence: wake the sleepers, if any. Inline: it is on the

@@ -65,12 +65,7 @@ void bp_flag_set(struct bp_flag *f, uint32_t value);
 /* bp_flag_set in two halves for setting many flags at once: publish stores
  * the value (release); after them all, the caller calls
  * bp_flag_publish_fence once and bp_flag_wake_sleepers on each flag. */
-static inline void bp_flag_publish(struct bp_flag *f, uint32_t value)
-{
-    /* release: the caller's writes before it reach the waiters; inline,
-     * since a fork publishes before anything else it does */
-    atomic_store_explicit(&f->value, value, memory_order_release);
-}
+void bp_flag_publish(struct bp_flag *f, uint32_t value);
 void bp_flag_publish_fence(void);
 void bp_flag_wake_sleepers(struct bp_flag *f);
 /* Choose the setters' and sleepers' pair (wait.c), once, before any flag is
