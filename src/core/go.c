@@ -16,12 +16,12 @@
  * they change, binding it there first (bp_pool_bind); the slot keeps what
  * they were computed from (place_at, place_in), so that a team forking
  * region after region with the same placement computes nothing. Without
- * a binding asked for, workers
- * keep the places the pool gave them (their home) while their team fits
- * the CPUs (bp_pool.cpu_budget), and run unbound in a larger team, so that
- * the kernel can balance threads that must share CPUs (pinned, two of them
- * could not leave a CPU they share while another is idle); a system call
- * only when a team's size crosses the CPUs.
+ * a binding asked for, workers keep the places the pool gave them (their
+ * home) while their team fits the CPUs (bp_pool.cpu_budget), and run
+ * unbound in a larger team, so that the kernel can balance threads that
+ * must share CPUs (pinned, two of them could not leave a CPU they share
+ * while another is idle); a system call only when a team's size crosses
+ * the CPUs.
  * In a team of BP_TREE_JOIN threads or more the fork is a tree of fan-out
  * BP_JOIN_FANOUT: thread 0 starts only its children (1 to BP_JOIN_FANOUT),
  * and worker i, woken, copies its own block to its children

@@ -29,7 +29,9 @@ struct bp_slot {
     int home;        /* the pool's own placement: its place while its team */
                      /* fits the CPUs (-1 when not pinned) */
     /* under a binding asked for, what its place and partition were last
-     * computed from (go.c's place_at and place_in); 0: never */
+     * computed from (go.c's place_at and place_in); 0: never. The starter
+     * writes place and the partition then only through go.c, after this
+     * check: whatever else moved them would have to clear placed_at. */
     uint64_t placed_at, placed_in;
     alignas(BP_LINE) pthread_t thread;
     uint32_t go_count; /* starter's copy of go.flag.value: see bp_fork_children */

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../internal.h"
-#include "../prim.h"
 
 _Thread_local struct bp_thread bp_tls = {.team_size = 1, .gtid = -1, .place = -1};
 static _Atomic int next_gtid;
