@@ -17,6 +17,9 @@
  *     first place of its;
  *   spread, T > P: placed as close, each partition the thread's place.
  * A region without the clause binds as bind-var says (OMP_PROC_BIND).
+ * Then the same team forks with the policies in turn, four rounds, each
+ * region checked: a worker's place kept from the region before must be
+ * computed again when the policy changes.
  * Under OMP_PROC_BIND=false every thread is unbound (place -1): the
  * clause binds nothing then. With neither OMP_PROC_BIND nor OMP_PLACES
  * set (the pool's own placement) the clause binds nothing either, as in
@@ -69,7 +72,12 @@ static void record(struct seen *s)
         s[i].on_place |= ids[k] == cpu;
 }
 
-static struct parent me(void)
+/* noinline: clang 22's OpenMP optimization (OpenMPOpt) passed a constant
+ * ident_t, not nums, to omp_get_partition_place_nums when main held
+ * several inlined calls of it, and the program crashed; one call in a
+ * function of its own is left alone (-mllvm -openmp-opt-disable also
+ * avoids it) */
+static __attribute__((noinline)) struct parent me(void)
 {
     struct parent m = {omp_get_place_num(), 0, omp_get_partition_num_places()};
     int nums[MAX_PLACES];
@@ -239,6 +247,29 @@ int main(void)
     }
     if (unbound || pool_placement)
         return check_summary("proc-bind");
+
+    /* the same team, region after region, its policy alternating: the
+     * pool keeps each worker's place between regions and must place it
+     * again whenever the policy changes back (every region is checked) */
+    for (int round = 0; round < 4; round++)
+        for (int k = 0; k < 3; k++) {
+            int T = places >= 4 ? 4 : 2, policy = policies[(k + round) % 3];
+            struct parent par = me();
+            memset(s, 0, sizeof s);
+            if (policy == PRIMARY) {
+                PRAGMA(omp parallel num_threads(T) proc_bind(primary))
+                record(s);
+            } else if (policy == CLOSE) {
+                PRAGMA(omp parallel num_threads(T) proc_bind(close))
+                record(s);
+            } else {
+                PRAGMA(omp parallel num_threads(T) proc_bind(spread))
+                record(s);
+            }
+            snprintf(what, sizeof what, "%s, %d threads, round %d of alternating policies",
+                     name_of(policy), T, round);
+            check_team(what, policy, &par, T, s);
+        }
 
     /* nested in a spread team: each outer thread forks from its own place
      * and partition */
