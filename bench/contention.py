@@ -23,18 +23,26 @@ The loads (--loads picks some, by name):
   copy    two copies of the same setting at once (two inference processes
           sharing the machine); a round's figure is the mean of the two.
 Under each load the settings alternate round by round, in a rotating order:
-buddypool at its defaults; libgomp at its default, OMP_WAIT_POLICY=active
-and OMP_PROC_BIND=true; libomp at its default and KMP_BLOCKTIME=infinite;
-and for the graph, llama.cpp's own pool (graph-ggmlpool: its default, no
-polling, and the yielding barrier of older ggml). Every run gets
-OMP_NUM_THREADS=--threads (the allowed CPUs by default).
+buddypool at its defaults, on clang objects and on gcc objects; libgomp at
+its default, OMP_WAIT_POLICY=active and OMP_PROC_BIND=true; libomp at its
+default and KMP_BLOCKTIME=infinite; and for the graph, llama.cpp's own pool
+(graph-ggmlpool: its default, no polling, and the yielding barrier of older
+ggml), built by gcc and by clang. Every run gets OMP_NUM_THREADS=--threads
+(the allowed CPUs by default).
+
+The compiler matters as much as the runtime: the same graph runs some 10%
+faster compiled by clang 22 than by gcc 12 on the development guest, on
+every runtime. So each setting is compared with the peers built by the
+same compiler: libgomp (gcc objects) and the gcc-built pool with
+buddypool on gcc objects, libomp (clang objects) and the clang-built pool
+with buddypool on clang objects.
 
 Prints a markdown table per load: tokens/s median, the spread (least and
 most, and the quartiles), each setting's median over the best peer
-setting's (the peers' best under the same load), and the medians of the
-first and second half of the rounds (how stable the median is). The graph's
-logits checksum, or the decoder's generated tokens, must agree across
-settings.
+setting built by the same compiler (the peers' best under the same load),
+and the medians of the first and second half of the rounds (how stable the
+median is). The graph's logits checksum, or the decoder's generated
+tokens, must agree across settings.
 
 A setting whose run takes more than --slow seconds (20) under a load runs
 only once there, and a run is stopped after 3 x --slow seconds, its figure
@@ -66,18 +74,27 @@ BENCHES = {
     "graph": (["small", "medium", "large"], "small", 256, "tok_s", "checksum"),
     "decode": (["tiny", "small", "default"], "tiny", 3000, "decode_tok_s", "tokens"),
 }
-# (label, program suffix, environment, benchmarks it runs; None: all)
+# (label, program suffix, environment, benchmarks it runs (None: all), the
+# compiler of its objects)
 SETTINGS = [
-    ("buddypool", "buddypool", {}, None),
-    ("libgomp", "libgomp", {}, None),
-    ("libgomp OMP_WAIT_POLICY=active", "libgomp", {"OMP_WAIT_POLICY": "active"}, None),
-    ("libgomp OMP_PROC_BIND=true", "libgomp", {"OMP_PROC_BIND": "true"}, None),
-    ("libomp", "libomp", {}, None),
-    ("libomp KMP_BLOCKTIME=infinite", "libomp", {"KMP_BLOCKTIME": "infinite"}, None),
-    ("ggml pool", "ggmlpool", {}, ("graph",)),
-    ("ggml pool GRAPH_GGML_POLL=0", "ggmlpool", {"GRAPH_GGML_POLL": "0"}, ("graph",)),
-    ("ggml pool GRAPH_GGML_YIELD=1000", "ggmlpool", {"GRAPH_GGML_YIELD": "1000"}, ("graph",)),
+    ("buddypool", "buddypool", {}, None, "clang"),
+    ("buddypool, gcc objects", "gcc-buddypool", {}, None, "gcc"),
+    ("libgomp", "libgomp", {}, None, "gcc"),
+    ("libgomp OMP_WAIT_POLICY=active", "libgomp", {"OMP_WAIT_POLICY": "active"}, None, "gcc"),
+    ("libgomp OMP_PROC_BIND=true", "libgomp", {"OMP_PROC_BIND": "true"}, None, "gcc"),
+    ("libomp", "libomp", {}, None, "clang"),
+    ("libomp KMP_BLOCKTIME=infinite", "libomp", {"KMP_BLOCKTIME": "infinite"}, None, "clang"),
+    ("ggml pool (gcc)", "ggmlpool", {}, ("graph",), "gcc"),
+    ("ggml pool (gcc) GRAPH_GGML_POLL=0", "ggmlpool", {"GRAPH_GGML_POLL": "0"}, ("graph",), "gcc"),
+    ("ggml pool (gcc) GRAPH_GGML_YIELD=1000", "ggmlpool", {"GRAPH_GGML_YIELD": "1000"},
+     ("graph",), "gcc"),
+    ("ggml pool (clang)", "ggmlpool-clang", {}, ("graph",), "clang"),
+    ("ggml pool (clang) GRAPH_GGML_POLL=0", "ggmlpool-clang", {"GRAPH_GGML_POLL": "0"},
+     ("graph",), "clang"),
+    ("ggml pool (clang) GRAPH_GGML_YIELD=1000", "ggmlpool-clang", {"GRAPH_GGML_YIELD": "1000"},
+     ("graph",), "clang"),
 ]
+OURS = ("buddypool", "gcc-buddypool")  # the program suffixes of buddypool's own settings
 LOADS = ["idle", "first", "last", "every", "quota", "copy"]
 SCRUB = ["OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "KMP_BLOCKTIME",
          "GOMP_SPINCOUNT", "BUDDY_THREAD_POOL_PROFILE", "BUDDY_THREAD_POOL_SPIN_US",
@@ -230,16 +247,16 @@ def main():
     threads = args.threads or len(allowed)
     if threads < 1:
         sys.exit("contention.py: --threads %d: need at least 1" % threads)
-    # (label, build directory, program suffix, environment)
-    settings = [(label, args.build, suffix, env) for label, suffix, env, benches in SETTINGS
-                if benches is None or args.bench in benches]
+    # (label, build directory, program suffix, environment, compiler)
+    settings = [(label, args.build, suffix, env, cc) for label, suffix, env, benches, cc
+                in SETTINGS if benches is None or args.bench in benches]
     if args.base:
         if not os.path.exists(bench_prog(args.base, args.bench, "buddypool")):
             sys.exit("contention.py: --base %s: no %s there" %
                      (args.base, bench_prog(args.base, args.bench, "buddypool")))
-        settings[1:1] = [("base buddypool", args.base, "buddypool", {})]
+        settings[1:1] = [("base buddypool", args.base, "buddypool", {}, "clang")]
     if args.no_peers:
-        settings = [s for s in settings if s[2] == "buddypool"]
+        settings = [s for s in settings if s[2] in OURS]
     settings = [s for s in settings if os.path.exists(bench_prog(s[1], args.bench, s[2]))]
     loads = loads_for(names, allowed, threads)
     data, sums, skipped, slow = {}, {}, {}, {}
@@ -248,7 +265,7 @@ def main():
             with load:
                 for r in range(args.rounds):
                     k = r % len(settings)
-                    for label, build, suffix, env in settings[k:] + settings[:k]:
+                    for label, build, suffix, env, _ in settings[k:] + settings[:k]:
                         if (load.name, label) in slow:
                             continue
                         prog = bench_prog(build, args.bench, suffix)
@@ -286,21 +303,25 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
               " --base %s" % args.base if args.base else "",
               " --no-peers" if args.no_peers else ""), "",
              "| load | runtime | tok/s median | least - most | quartiles | over the best peer "
-             "| first half, second half |",
+             "of its compiler | first half, second half |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     summary = []
     for load in loads:
         if load.name in skipped:
             lines.append("| %s | skipped: %s | | | | | |" % (load.label, skipped[load.name]))
             continue
-        rows = [(label, data.get((load.name, label))) for label, _, _, _ in settings]
-        rows = [(l, v) for l, v in rows if v]
+        rows = [(label, data.get((load.name, label)), suffix, cc)
+                for label, _, suffix, _, cc in settings]
+        rows = [r for r in rows if r[1]]
         if not rows:
             continue
-        peers = [(statistics.median(v), l) for l, v in rows
-                 if not l.startswith(("buddypool", "base"))]
-        best, best_label = max(peers) if peers else (None, None)
-        for label, v in rows:
+        # each compiler's best peer setting under this load
+        best_of = {}
+        for label, v, suffix, cc in rows:
+            if suffix not in OURS:
+                best_of[cc] = max(best_of.get(cc, (0, None)), (statistics.median(v), label))
+        for label, v, suffix, cc in rows:
+            best, best_label = best_of.get(cc, (None, None))
             med = statistics.median(v)
             q1, q3 = quartiles(v)
             h = len(v) // 2
@@ -314,9 +335,9 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
             lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s |" % (
                 load.label, label, note, med, min(v), max(v), q1, q3,
                 "%.2fx" % (med / best) if best else "-", halves))
-            if label == "buddypool" and best:
-                summary.append("%s: buddypool %.2fx the best peer (%s)" %
-                               (load.label, med / best, best_label))
+            if suffix in OURS and not label.startswith("base") and best:
+                summary.append("%s: %s %.2fx the best %s peer (%s)" %
+                               (load.label, label, med / best, cc, best_label))
     lines.append("")
     lines += summary
     lines.append("")

@@ -67,7 +67,7 @@ for p in overhead/overhead-buddypool overhead/overhead-gcc-buddypool overhead/ov
          overhead/overhead-libgomp decode/decode-buddypool decode/decode-gcc-buddypool \
          decode/decode-libomp decode/decode-libgomp idle/idle-buddypool idle/idle-libomp \
          idle/idle-libgomp graph/graph-buddypool graph/graph-gcc-buddypool graph/graph-libomp \
-         graph/graph-libgomp graph/graph-ggmlpool; do
+         graph/graph-libgomp graph/graph-ggmlpool graph/graph-ggmlpool-clang; do
     [ -x "$out/bench/$p" ] || missing="$missing bench/$p"
 done
 for l in libomp.so.5 libgomp.so.1; do
