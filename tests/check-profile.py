@@ -40,6 +40,7 @@ and checks the JSON profile (DESIGN.md) and the text report it leaves.
             with 16 events per thread the bound holds and drops are counted
 """
 import bisect
+import itertools
 import json
 import os
 import re
@@ -81,15 +82,11 @@ def teams_trace(tr, ft, what):
     # end after it (one step for regions that follow each other, a few for
     # nested ones). A thread beside the pauses forks tens of thousands of
     # regions; comparing every worker slice with every region took minutes.
+    starts, reach = {}, {}
     for t in forkers:
         own[t].sort(key=lambda r: r["ts"])
-    starts = {t: [r["ts"] for r in own[t]] for t in forkers}
-    reach = {}
-    for t in forkers:
-        m, reach[t] = float("-inf"), []
-        for r in own[t]:
-            m = max(m, r["ts"] + r["dur"])
-            reach[t].append(m)
+        starts[t] = [r["ts"] for r in own[t]]
+        reach[t] = list(itertools.accumulate((r["ts"] + r["dur"] for r in own[t]), max))
     served = {}  # (forker tid, index of its region slice) -> worker slices
     for e in regions:
         if e["tid"] in forkers:
