@@ -19,7 +19,12 @@ The loads (--loads picks some, by name):
   every   one such process on every allowed CPU;
   quota   the benchmark in a cgroup whose CPU quota is the team size less
           half a CPU (needs root; skipped, saying why, where no cgroup can be
-          made: bench/cgroup.py);
+          made: bench/cgroup.py); the graph's runs there take QUOTA_TOKENS
+          times the tokens, so that a run spans some twenty of the quota's
+          100 ms periods (a run of 0.2 s can end within its first period's
+          allowance, never throttled, and then reads as if there were no
+          quota); the decoder's cannot (its tokens' work grows with their
+          number) and span four or five;
   copy    two copies of the same setting at once (two inference processes
           sharing the machine); a round's figure is the mean of the two.
 Under each load the settings alternate round by round, in a rotating order:
@@ -40,9 +45,26 @@ with buddypool on clang objects.
 Prints a markdown table per load: tokens/s median, the spread (least and
 most, and the quartiles), each setting's median over the best peer
 setting built by the same compiler (the peers' best under the same load),
-and the medians of the first and second half of the rounds (how stable the
-median is). The graph's logits checksum, or the decoder's generated
-tokens, must agree across settings.
+the medians of the first and second half of the rounds (how stable the
+median is), and, where the idle load ran too, the median as a share of
+the setting's fair-share rate (fair_share). The graph's logits checksum,
+or the decoder's generated tokens, must agree across settings.
+
+The fair-share rate is how far any runtime can go under a load that takes
+CPUs away: the setting's own idle median times the share of a CPU the
+load leaves each team thread when the kernel shares the CPUs fairly. With
+a busy loop on every CPU each thread gets at most half of one; with a
+second copy, 2T threads share the CPUs; under a quota of q CPUs the T
+threads share q. A token whose threads each run at a fraction s of their
+idle speed takes at least 1/s of its idle compute, so no runtime passes
+the rate by more than the idle run's waiting allows (the barriers'
+hand-offs and imbalance: 13% of a `perf record` of the idle graph on two
+threads), and under a quota only by waiting more cheaply than it does
+idle. A program with serial work between its regions (the decoder) leaves
+CPUs unused idle, and a second copy fills them: the rate is a bound only
+for one whose threads compute nearly all the time (the graph). With one
+CPU busy it depends on where the threads are placed, and idle is the rate
+itself: no share is given there.
 
 A setting whose run takes more than --slow seconds (20) under a load runs
 only once there, and a run is stopped after 3 x --slow seconds, its figure
@@ -65,14 +87,19 @@ import time
 import cgroup
 
 RESULT = re.compile(r"^RESULT (graph|decode) (.*)$", re.M)
+QUOTA_TOKENS = 8  # the graph's runs under the quota are this many times as long
 # per benchmark: the shapes, the default shape and tokens, the figure read
-# (tokens/s) and the output that must agree across runtimes. The tokens make
-# a run last about 0.2 s idle, so that the two copies of the copy load run
-# side by side for most of their time (with 32 graph tokens the second copy
-# started when the first was half done).
+# (tokens/s), the output that must agree across runtimes, and how many times
+# the tokens the quota load's runs take (QUOTA_TOKENS where a token's work
+# does not depend on how many there are: the graph's context is fixed, the
+# decoder's grows with every token, so its longer runs would be another
+# workload, at some 20% of the short one's rate under the quota). The
+# tokens make a run last about 0.2 s idle, so that the two copies of the
+# copy load run side by side for most of their time (with 32 graph tokens
+# the second copy started when the first was half done).
 BENCHES = {
-    "graph": (["small", "medium", "large"], "small", 256, "tok_s", "checksum"),
-    "decode": (["tiny", "small", "default"], "tiny", 3000, "decode_tok_s", "tokens"),
+    "graph": (["small", "medium", "large"], "small", 256, "tok_s", "checksum", QUOTA_TOKENS),
+    "decode": (["tiny", "small", "default"], "tiny", 3000, "decode_tok_s", "tokens", 1),
 }
 # (label, program suffix, environment, benchmarks it runs (None: all), the
 # compiler of its objects)
@@ -157,8 +184,9 @@ class Load:
     """A load on the machine while the settings run: busy processes pinned to
     cpus, a cgroup with a CPU quota (quota CPUs), or a second copy."""
 
-    def __init__(self, name, label, cpus=(), quota=None, copies=1):
+    def __init__(self, name, label, cpus=(), quota=None, copies=1, tokens_times=1):
         self.name, self.label, self.cpus, self.quota, self.copies = name, label, cpus, quota, copies
+        self.tokens_times = tokens_times
         self.procs, self.cg = [], None
 
     def __enter__(self):
@@ -179,11 +207,12 @@ class Load:
         """One round's figures of prog under this load: one run's fields, or
         each copy's; None for a run stopped after limit seconds."""
         pre = self.cg.enter if self.cg is not None else None
-        ps = [start(prog, env, threads, shape, tokens, preexec=pre) for _ in range(self.copies)]
+        ps = [start(prog, env, threads, shape, tokens * self.tokens_times, preexec=pre)
+              for _ in range(self.copies)]
         return [finish(p, prog, limit) for p in ps]
 
 
-def loads_for(names, allowed, threads):
+def loads_for(names, allowed, threads, quota_times):
     out = []
     for name in names:
         if name == "idle":
@@ -196,10 +225,25 @@ def loads_for(names, allowed, threads):
             out.append(Load(name, "a busy loop on every CPU", allowed))
         elif name == "quota":
             q = max(threads - 0.5, 0.5)
-            out.append(Load(name, "a CPU quota of %g CPUs" % q, quota=q))
+            out.append(Load(name, "a CPU quota of %g CPUs" % q, quota=q,
+                            tokens_times=quota_times))
         elif name == "copy":
             out.append(Load(name, "a second copy at once", copies=2))
     return out
+
+
+def fair_share(name, threads, ncpu, quota):
+    """The share of a CPU each of the team's threads gets, at most, under
+    the load `name` when the kernel shares the CPUs fairly (see the top of
+    the file); None where it depends on placement (one CPU busy), and idle,
+    whose rate is the one the others are set against."""
+    if name == "every":  # each CPU: a busy loop beside the team's threads on it
+        return min(0.5, ncpu / (threads + ncpu))
+    if name == "copy":  # two teams on the CPUs
+        return min(1.0, ncpu / (2.0 * threads))
+    if name == "quota":
+        return min(1.0, quota / threads)
+    return None
 
 
 def quartiles(v):
@@ -231,7 +275,7 @@ def main():
                     help="buddypool only (with --base: the two builds side by side)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    shapes, shape0, tokens0, figure, agree = BENCHES[args.bench]
+    shapes, shape0, tokens0, figure, agree, quota_times = BENCHES[args.bench]
     args.config = args.config or shape0
     args.tokens = args.tokens or tokens0
     if args.config not in shapes:
@@ -258,7 +302,7 @@ def main():
     if args.no_peers:
         settings = [s for s in settings if s[2] in OURS]
     settings = [s for s in settings if os.path.exists(bench_prog(s[1], args.bench, s[2]))]
-    loads = loads_for(names, allowed, threads)
+    loads = loads_for(names, allowed, threads, quota_times)
     data, sums, skipped, slow = {}, {}, {}, {}
     for load in loads:
         try:
@@ -269,16 +313,18 @@ def main():
                         if (load.name, label) in slow:
                             continue
                         prog = bench_prog(build, args.bench, suffix)
+                        # --slow is for a run of --tokens: the quota's are longer
+                        limit = args.slow * load.tokens_times
                         t0 = time.time()
                         res = load.measure(prog, env, threads, args.config, args.tokens,
-                                           args.slow * 3)
+                                           limit * 3)
                         took = time.time() - t0
-                        if took > args.slow:
+                        if took > limit:
                             slow[(load.name, label)] = (took, None in res)
                         # a stopped run: at most its tokens over the time it had
                         data.setdefault((load.name, label), []).append(statistics.mean(
-                            float(x[figure]) if x is not None else args.tokens / (args.slow * 3)
-                            for x in res))
+                            float(x[figure]) if x is not None else
+                            args.tokens * load.tokens_times / (limit * 3) for x in res))
                         for x in res:
                             if x is not None:
                                 sums.setdefault(load.name, set()).add(x[agree])
@@ -295,20 +341,21 @@ def main():
 def table(args, threads, settings, loads, data, sums, skipped, slow):
     """The markdown lines of the measurements so far."""
     figure_agree = BENCHES[args.bench][4]
-    lines = ["%s benchmark, shape %s, %d tokens a run, %d threads, %d rounds per load, "
-             "settings alternating; `bench/contention.py %s --bench %s --rounds %d --config %s "
-             "--tokens %d --loads %s --slow %g%s%s`" %
-             (args.bench, args.config, args.tokens, threads, args.rounds, args.build, args.bench,
+    lines = ["%s benchmark, shape %s, %d tokens a run (%d under the quota), %d threads, "
+             "%d rounds per load, settings alternating; `bench/contention.py %s --bench %s "
+             "--rounds %d --config %s --tokens %d --loads %s --slow %g%s%s`" %
+             (args.bench, args.config, args.tokens, args.tokens * BENCHES[args.bench][5], threads,
+              args.rounds, args.build, args.bench,
               args.rounds, args.config, args.tokens, args.loads, args.slow,
               " --base %s" % args.base if args.base else "",
               " --no-peers" if args.no_peers else ""), "",
              "| load | runtime | tok/s median | least - most | quartiles | over the best peer "
-             "of its compiler | first half, second half |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "of its compiler | first half, second half | of its fair-share rate |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     summary = []
     for load in loads:
         if load.name in skipped:
-            lines.append("| %s | skipped: %s | | | | | |" % (load.label, skipped[load.name]))
+            lines.append("| %s | skipped: %s | | | | | | |" % (load.label, skipped[load.name]))
             continue
         rows = [(label, data.get((load.name, label)), suffix, cc)
                 for label, _, suffix, _, cc in settings]
@@ -320,9 +367,13 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
         for label, v, suffix, cc in rows:
             if suffix not in OURS:
                 best_of[cc] = max(best_of.get(cc, (0, None)), (statistics.median(v), label))
+        share = fair_share(load.name, threads, len(os.sched_getaffinity(0)), load.quota)
         for label, v, suffix, cc in rows:
             best, best_label = best_of.get(cc, (None, None))
             med = statistics.median(v)
+            idle = data.get(("idle", label))
+            of_fair = ("%.0f%%" % (100 * med / (statistics.median(idle) * share))
+                       if share and idle else "-")
             q1, q3 = quartiles(v)
             h = len(v) // 2
             halves = ("%.0f, %.0f" % (statistics.median(v[:h]), statistics.median(v[h:]))
@@ -332,12 +383,17 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
                 took, stopped = slow[(load.name, label)]
                 note = (" (1 round, stopped after %.0f s: at most the rate shown)" % took
                         if stopped else " (1 round: it took %.0f s)" % took)
-            lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s |" % (
+            lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s | %s |" % (
                 load.label, label, note, med, min(v), max(v), q1, q3,
-                "%.2fx" % (med / best) if best else "-", halves))
+                "%.2fx" % (med / best) if best else "-", halves, of_fair))
             if suffix in OURS and not label.startswith("base") and best:
-                summary.append("%s: %s %.2fx the best %s peer (%s)" %
-                               (load.label, label, med / best, cc, best_label))
+                summary.append("%s: %s %.2fx the best %s peer (%s)%s" %
+                               (load.label, label, med / best, cc, best_label,
+                                "; %s of its fair-share rate, the peer %s" %
+                                (of_fair, "%.0f%%" % (100 * best / (
+                                    statistics.median(data[("idle", best_label)]) * share)))
+                                if of_fair != "-" and
+                                ("idle", best_label) in data else ""))
     lines.append("")
     lines += summary
     lines.append("")
