@@ -21,10 +21,11 @@ The loads (--loads picks some, by name):
           half a CPU (needs root; skipped, saying why, where no cgroup can be
           made: bench/cgroup.py); the graph's runs there take QUOTA_TOKENS
           times the tokens, so that a run spans some twenty of the quota's
-          100 ms periods (a run of 0.2 s can end within its first period's
-          allowance, never throttled, and then reads as if there were no
-          quota); the decoder's cannot (its tokens' work grows with their
-          number) and span four or five;
+          100 ms periods (a run of 60 ms fits in one period's allowance and
+          is never throttled; one of 0.25 s spans two or three periods and
+          reads high by whatever part of a throttle it ends before); the
+          decoder's cannot (its tokens' work grows with their number) and
+          span five to nine;
   copy    two copies of the same setting at once (two inference processes
           sharing the machine); a round's figure is the mean of the two.
 Under each load the settings alternate round by round, in a rotating order:
@@ -50,27 +51,31 @@ median is), and, where the idle load ran too, the median as a share of
 the setting's fair-share rate (fair_share). The graph's logits checksum,
 or the decoder's generated tokens, must agree across settings.
 
-The fair-share rate is how far any runtime can go under a load that takes
-CPUs away: the setting's own idle median times the share of a CPU the
-load leaves each team thread when the kernel shares the CPUs fairly. With
-a busy loop on every CPU each thread gets at most half of one; with a
-second copy, 2T threads share the CPUs; under a quota of q CPUs the T
-threads share q. A token whose threads each run at a fraction s of their
-idle speed takes at least 1/s of its idle compute, so no runtime passes
-the rate by more than the idle run's waiting allows (the barriers'
-hand-offs and imbalance: 13% of a `perf record` of the idle graph on two
-threads), and under a quota only by waiting more cheaply than it does
-idle. A program with serial work between its regions (the decoder) leaves
-CPUs unused idle, and a second copy fills them: the rate is a bound only
-for one whose threads compute nearly all the time (the graph). With one
-CPU busy it depends on where the threads are placed, and idle is the rate
-itself: no share is given there.
+The fair-share rate is nearly a bound on any runtime under a load that
+takes CPUs away: the setting's own idle median times the share of its
+idle CPU time the load leaves each team thread when the kernel shares
+the CPUs fairly. With a busy loop on every CPU each thread gets at most
+half of a CPU; with a second copy, 2T threads share the CPUs; under a
+quota of q CPUs the T threads share q. A token whose threads each run at
+a fraction s of their idle speed takes at least 1/s of its idle compute,
+so a runtime passes the rate only by the part of its idle time that is
+not compute and does not stretch under the load (the barriers'
+hand-offs: on the 2-CPU development guest two threads run the graph at
+84% of twice one thread's rate, so at most some 16%); under a quota that
+means waiting more cheaply than idle. The second copy's share assumes
+the two copies run side by side throughout. A program with serial work
+between its regions (the decoder) leaves CPUs unused idle, and a second
+copy fills them: the rate is a bound only for one whose threads compute
+nearly all the time (the graph). With one CPU busy it depends on where
+the threads are placed, and idle is the rate itself: no share is given
+there.
 
-A setting whose run takes more than --slow seconds (20) under a load runs
-only once there, and a run is stopped after 3 x --slow seconds, its figure
-then the tokens over that time, more than it would have reached (libomp's
-default with a CPU busy took minutes a run): its row says so, and it is far
-from the best peer.
+A setting whose run takes more than --slow seconds (20; under the quota,
+whose graph runs are QUOTA_TOKENS times as long, that many times --slow)
+under a load runs only once there, and a run is stopped after 3 times
+that, its figure then the tokens over that time, more than it would have
+reached (libomp's default with a CPU busy took minutes a run): its row
+says so, and it is far from the best peer.
 
 --base BUILD_DIR adds that build's buddypool (another commit's, say),
 alternating with the rest, to measure a change; --no-peers leaves the
@@ -93,7 +98,7 @@ QUOTA_TOKENS = 8  # the graph's runs under the quota are this many times as long
 # the tokens the quota load's runs take (QUOTA_TOKENS where a token's work
 # does not depend on how many there are: the graph's context is fixed, the
 # decoder's grows with every token, so its longer runs would be another
-# workload, at some 20% of the short one's rate under the quota). The
+# workload, at 19-29% of the short one's fair-share rate under the quota). The
 # tokens make a run last about 0.2 s idle, so that the two copies of the
 # copy load run side by side for most of their time (with 32 graph tokens
 # the second copy started when the first was half done).
@@ -233,16 +238,17 @@ def loads_for(names, allowed, threads, quota_times):
 
 
 def fair_share(name, threads, ncpu, quota):
-    """The share of a CPU each of the team's threads gets, at most, under
-    the load `name` when the kernel shares the CPUs fairly (see the top of
-    the file); None where it depends on placement (one CPU busy), and idle,
+    """The share of the CPU time it gets idle that each of the team's
+    threads gets, at most, under the load `name` when the kernel shares the
+    CPUs fairly (see the top of the file); None where it depends on placement (one CPU busy), and idle,
     whose rate is the one the others are set against."""
+    idle = min(1.0, ncpu / threads)  # a team larger than the CPUs shares them idle
     if name == "every":  # each CPU: a busy loop beside the team's threads on it
-        return min(0.5, ncpu / (threads + ncpu))
+        return min(0.5, ncpu / (threads + ncpu)) / idle
     if name == "copy":  # two teams on the CPUs
-        return min(1.0, ncpu / (2.0 * threads))
+        return min(1.0, ncpu / (2.0 * threads)) / idle
     if name == "quota":
-        return min(1.0, quota / threads)
+        return min(1.0, min(quota, ncpu) / threads) / idle
     return None
 
 
@@ -268,7 +274,8 @@ def main():
     ap.add_argument("--loads", default=",".join(LOADS),
                     help="some of " + ", ".join(LOADS))
     ap.add_argument("--slow", type=float, default=20,
-                    help="a setting whose run under a load takes longer (s) runs once there")
+                    help="a setting whose run under a load takes longer (s; times the "
+                    "longer runs' factor under the quota) runs once there")
     ap.add_argument("--base", default=None,
                     help="another build whose buddypool runs beside this one's")
     ap.add_argument("--no-peers", action="store_true",
@@ -288,6 +295,7 @@ def main():
         if n not in LOADS:
             sys.exit("contention.py: --loads: '%s' is not one of %s" % (n, ", ".join(LOADS)))
     allowed = sorted(os.sched_getaffinity(0))
+    args.ncpu = len(allowed)
     threads = args.threads or len(allowed)
     if threads < 1:
         sys.exit("contention.py: --threads %d: need at least 1" % threads)
@@ -341,11 +349,14 @@ def main():
 def table(args, threads, settings, loads, data, sums, skipped, slow):
     """The markdown lines of the measurements so far."""
     figure_agree = BENCHES[args.bench][4]
-    lines = ["%s benchmark, shape %s, %d tokens a run (%d under the quota), %d threads, "
+    times = BENCHES[args.bench][5]
+    quota_ran = any(load.name == "quota" and load.name not in skipped for load in loads)
+    lines = ["%s benchmark, shape %s, %d tokens a run%s, %d threads, "
              "%d rounds per load, settings alternating; `bench/contention.py %s --bench %s "
              "--rounds %d --config %s --tokens %d --loads %s --slow %g%s%s`" %
-             (args.bench, args.config, args.tokens, args.tokens * BENCHES[args.bench][5], threads,
-              args.rounds, args.build, args.bench,
+             (args.bench, args.config, args.tokens,
+              " (%d under the quota)" % (args.tokens * times) if quota_ran and times != 1 else "",
+              threads, args.rounds, args.build, args.bench,
               args.rounds, args.config, args.tokens, args.loads, args.slow,
               " --base %s" % args.base if args.base else "",
               " --no-peers" if args.no_peers else ""), "",
@@ -367,7 +378,7 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
         for label, v, suffix, cc in rows:
             if suffix not in OURS:
                 best_of[cc] = max(best_of.get(cc, (0, None)), (statistics.median(v), label))
-        share = fair_share(load.name, threads, len(os.sched_getaffinity(0)), load.quota)
+        share = fair_share(load.name, threads, args.ncpu, load.quota)
         for label, v, suffix, cc in rows:
             best, best_label = best_of.get(cc, (None, None))
             med = statistics.median(v)
