@@ -32,9 +32,9 @@ def check_shares():
         (("idle", 2, 2, None), None),
         (("first", 2, 2, None), None),
     ]
-    bad = [(args, want, fair_share(*args)) for args, want in cases
-           if (want is None) != (fair_share(*args) is None) or
-           (want is not None and abs(fair_share(*args) - want) > 1e-9)]
+    got = [(args, want, fair_share(*args)) for args, want in cases]
+    bad = [(args, want, g) for args, want, g in got
+           if (want is None) != (g is None) or (want is not None and abs(g - want) > 1e-9)]
     for args, want, got in bad:
         print("FAIL: fair_share%r = %r, want %r" % (args, got, want))
     return not bad

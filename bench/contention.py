@@ -240,8 +240,9 @@ def loads_for(names, allowed, threads, quota_times):
 def fair_share(name, threads, ncpu, quota):
     """The share of the CPU time it gets idle that each of the team's
     threads gets, at most, under the load `name` when the kernel shares the
-    CPUs fairly (see the top of the file); None where it depends on placement (one CPU busy), and idle,
-    whose rate is the one the others are set against."""
+    CPUs fairly (see the top of the file); None where it depends on
+    placement (one CPU busy), and idle, whose rate is the one the others
+    are set against."""
     idle = min(1.0, ncpu / threads)  # a team larger than the CPUs shares them idle
     if name == "every":  # each CPU: a busy loop beside the team's threads on it
         return min(0.5, ncpu / (threads + ncpu)) / idle
@@ -349,13 +350,14 @@ def main():
 def table(args, threads, settings, loads, data, sums, skipped, slow):
     """The markdown lines of the measurements so far."""
     figure_agree = BENCHES[args.bench][4]
-    times = BENCHES[args.bench][5]
-    quota_ran = any(load.name == "quota" and load.name not in skipped for load in loads)
+    # the quota's longer runs, when it ran and lengthened them
+    longer = [load.tokens_times for load in loads
+              if load.name == "quota" and load.name not in skipped and load.tokens_times != 1]
     lines = ["%s benchmark, shape %s, %d tokens a run%s, %d threads, "
              "%d rounds per load, settings alternating; `bench/contention.py %s --bench %s "
              "--rounds %d --config %s --tokens %d --loads %s --slow %g%s%s`" %
              (args.bench, args.config, args.tokens,
-              " (%d under the quota)" % (args.tokens * times) if quota_ran and times != 1 else "",
+              " (%d under the quota)" % (args.tokens * longer[0]) if longer else "",
               threads, args.rounds, args.build, args.bench,
               args.rounds, args.config, args.tokens, args.loads, args.slow,
               " --base %s" % args.base if args.base else "",
@@ -379,12 +381,16 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
             if suffix not in OURS:
                 best_of[cc] = max(best_of.get(cc, (0, None)), (statistics.median(v), label))
         share = fair_share(load.name, threads, args.ncpu, load.quota)
+
+        def of_fair(label, med):
+            """med as a share of label's fair-share rate, or '-'."""
+            idle = data.get(("idle", label))
+            return ("%.0f%%" % (100 * med / (statistics.median(idle) * share))
+                    if share and idle else "-")
+
         for label, v, suffix, cc in rows:
             best, best_label = best_of.get(cc, (None, None))
             med = statistics.median(v)
-            idle = data.get(("idle", label))
-            of_fair = ("%.0f%%" % (100 * med / (statistics.median(idle) * share))
-                       if share and idle else "-")
             q1, q3 = quartiles(v)
             h = len(v) // 2
             halves = ("%.0f, %.0f" % (statistics.median(v[:h]), statistics.median(v[h:]))
@@ -396,15 +402,13 @@ def table(args, threads, settings, loads, data, sums, skipped, slow):
                         if stopped else " (1 round: it took %.0f s)" % took)
             lines.append("| %s | %s%s | %.1f | %.0f - %.0f | %.0f - %.0f | %s | %s | %s |" % (
                 load.label, label, note, med, min(v), max(v), q1, q3,
-                "%.2fx" % (med / best) if best else "-", halves, of_fair))
+                "%.2fx" % (med / best) if best else "-", halves, of_fair(label, med)))
             if suffix in OURS and not label.startswith("base") and best:
+                fair = (of_fair(label, med), of_fair(best_label, best))
                 summary.append("%s: %s %.2fx the best %s peer (%s)%s" %
                                (load.label, label, med / best, cc, best_label,
-                                "; %s of its fair-share rate, the peer %s" %
-                                (of_fair, "%.0f%%" % (100 * best / (
-                                    statistics.median(data[("idle", best_label)]) * share)))
-                                if of_fair != "-" and
-                                ("idle", best_label) in data else ""))
+                                "; %s of its fair-share rate, the peer %s" % fair
+                                if "-" not in fair else ""))
     lines.append("")
     lines += summary
     lines.append("")
